@@ -1,0 +1,138 @@
+"""torch.profiler (Kineto) reader: totals equal the trace's own event durations, exact ns."""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from traceattrib.ingest import kineto, read
+
+from conftest import FIXTURES, PUBLIC, needs_shared, shared_files
+
+TORCH_FIXTURES = ["llama_eager_torch", "llama_graph_torch"]
+
+
+def oracle_events(path, cat):
+    """Independent parse: stdlib json with Decimal, so nothing is rounded through float."""
+    with gzip.open(path, "rb") as f:
+        doc = json.load(f, parse_float=Decimal)
+    return [e for e in doc["traceEvents"] if e.get("ph") == "X" and e.get("cat") == cat]
+
+
+def ns(x) -> int:
+    return int((Decimal(x) * 1000).to_integral_value())
+
+
+def kernel_totals_match(path):
+    t = read(str(path))
+    k = t.kernels
+    ours = k.assign(d=k.end_ns - k.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    ev = oracle_events(path, "kernel")
+    want: dict[str, list[int]] = {}
+    for e in ev:
+        s = want.setdefault(e["name"], [0, 0])
+        s[0] += ns(e["dur"])
+        s[1] += 1
+    assert len(ours) == len(want)
+    for name, (total, count) in want.items():
+        assert int(ours.loc[name, "sum"]) == total, name
+        assert int(ours.loc[name, "count"]) == count, name
+    # start times exact too
+    starts = sorted(ns(e["ts"]) for e in ev)
+    assert np.array_equal(np.sort(k["start_ns"].to_numpy()), np.array(starts, dtype=np.int64))
+
+
+@pytest.mark.parametrize("name", TORCH_FIXTURES)
+def test_fixture_kernel_totals_equal_trace_durations(name):
+    kernel_totals_match(FIXTURES / f"{name}.pt.trace.json.gz")
+
+
+@needs_shared
+@pytest.mark.parametrize("path", shared_files(PUBLIC, "*.json.gz"), ids=lambda p: p.name[:40])
+def test_public_kernel_totals_equal_trace_durations(path):
+    kernel_totals_match(path)
+
+
+@needs_shared
+def test_epoch_scale_timestamps_are_exact():
+    # ts ~1.7e15 us: float64 is 0.25 us coarse there; the reader must keep every ns digit
+    path = PUBLIC / "hta_ns_resolution_rank0.json.gz"
+    t = read(str(path))
+    ev = oracle_events(path, "kernel")
+    assert t.kernels["start_ns"].min() == min(ns(e["ts"]) for e in ev)
+    assert (t.kernels["start_ns"] % 1000 != 0).mean() > 0.9  # sub-us digits survive
+
+
+def test_fast_and_exact_paths_agree():
+    path = FIXTURES / "llama_eager_torch.pt.trace.json.gz"
+    buf = kineto.read_bytes(str(path))
+    open_at = kineto.find_events_array(buf)
+    close_at, spans = kineto.event_bounds(buf, open_at)
+    fast = kineto._read_fast(buf, open_at, close_at)
+    exact = kineto._read_exact(str(path), buf, spans)
+    assert fast is not None
+    for key in ("ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes"):
+        assert np.array_equal(fast[key], exact[key]), key
+    assert list(fast["cat"]) == list(exact["cat"])
+    assert list(fast["intypes"]) == list(exact["intypes"])
+
+
+def test_compact_json_uses_exact_path(tmp_path):
+    # a trace re-saved without Kineto's indentation still loads, through the exact path
+    src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"
+    with gzip.open(src, "rb") as f:
+        doc = json.load(f, parse_float=Decimal)
+    dst = tmp_path / "compact.json"
+    dst.write_text(json.dumps(doc, separators=(",", ":"), default=str))
+    a, b = read(str(src)), read(str(dst))
+    assert np.array_equal(a.kernels["start_ns"].to_numpy(), b.kernels["start_ns"].to_numpy())
+    assert np.array_equal(a.kernels["end_ns"].to_numpy(), b.kernels["end_ns"].to_numpy())
+
+
+def test_eager_fixture_evidence():
+    t = read(str(FIXTURES / "llama_eager_torch.pt.trace.json.gz"))
+    assert t.meta["format"] == "torch" and t.meta["gpus"] == ["NVIDIA H200"]
+    k = t.kernels
+    assert len(k) == 6548
+    # every kernel is linked to its launch call and the CPU op that made it
+    assert (k["correlation"] >= 0).all()
+    assert (k["op"].astype(str) != "").all()
+    casts = k[k["op"].astype(str) == "aten::to > aten::_to_copy > aten::copy_"]
+    # the int8 -> bf16 weight dequantization: 7 linears x 4 layers x 25 steps, plus the
+    # float -> bf16 casts of the RMSNorms
+    assert (casts["op_input_types"].astype(str) == "c10::BFloat16,signed char,Scalar").sum() == 700
+    steps = t.ranges[t.ranges["source"] == "user_annotation"]
+    assert list(steps.sort_values("start_ns")["name"].astype(str)) == ["prefill"] + [f"decode_step_{i}" for i in range(24)]
+    gsteps = t.ranges[t.ranges["source"] == "gpu_user_annotation"]
+    assert len(gsteps) == 25
+
+
+def test_graph_replays_marked_as_graph_kernels():
+    t = read(str(FIXTURES / "llama_graph_torch.pt.trace.json.gz"))
+    graph_launch = t.launches[t.launches["name"].astype(str) == "cudaGraphLaunch"]
+    assert len(graph_launch) == 24
+    inside = t.kernels["graph_id"].notna()
+    assert set(t.kernels.loc[inside, "correlation"]) == set(graph_launch["correlation"])
+
+
+@needs_shared
+def test_distributed_info_and_flows():
+    t = read(str(PUBLIC / "hta_a100_2rank_nccl_args.json.gz"))
+    assert t.meta["rank"] == 0 and t.meta["world_size"] == 2
+    nccl = t.kernels[t.kernels["name"].astype(str).str.startswith("ncclKernel_")]
+    assert len(nccl) == 21
+    steps = t.ranges[t.ranges["source"] == "profiler_step"]
+    assert len(steps) == 3
+
+
+def test_directory_of_ranks(tmp_path):
+    for r, name in enumerate(TORCH_FIXTURES):
+        shutil.copy(FIXTURES / f"{name}.pt.trace.json.gz", tmp_path / f"rank{r}.pt.trace.json.gz")
+    t = read(str(tmp_path))
+    assert t.meta["ranks"] == [0, 1]
+    assert sorted(t.kernels["rank"].unique().tolist()) == [0, 1]
+    assert len(t.kernels) == 6548 + 6572

@@ -1,0 +1,153 @@
+"""nsys reader: oracle tests against `nsys stats` CSVs captured beside each fixture, and every
+schema generation in ../shared/traces/nsys-versions."""
+from __future__ import annotations
+
+import os
+import stat
+
+import pandas as pd
+import pytest
+
+from traceattrib.errors import TraceError
+from traceattrib.ingest import nsys, read
+
+from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
+
+NSYS_FIXTURES = ["llama_eager_nsys", "llama_graph_nsys_node", "llama_graph_nsys"]
+
+
+@pytest.mark.parametrize("name", NSYS_FIXTURES)
+def test_kernel_totals_equal_nsys_stats(name):
+    t = read(str(FIXTURES / f"{name}.sqlite"))
+    k = t.kernels
+    ours = k.assign(d=k.end_ns - k.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    oracle = pd.read_csv(FIXTURES / f"{name}_cuda_gpu_kern_sum.csv").set_index("Name")
+    assert len(ours) == len(oracle)
+    joined = oracle.join(ours, how="outer")
+    assert (joined["Total Time (ns)"] == joined["sum"]).all()
+    assert (joined["Instances"] == joined["count"]).all()
+
+
+@pytest.mark.parametrize("name", NSYS_FIXTURES)
+def test_nvtx_totals_equal_nsys_stats(name):
+    t = read(str(FIXTURES / f"{name}.sqlite"))
+    r = t.ranges
+    ours = r.assign(d=r.end_ns - r.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    oracle = pd.read_csv(FIXTURES / f"{name}_nvtx_sum.csv")
+    oracle["name"] = oracle["Range"].str.split(":", n=1).str[1]  # nvtx_sum prints "domain:name"
+    joined = oracle.set_index("name").join(ours, how="outer")
+    assert len(joined) == 25
+    assert (joined["Total Time (ns)"] == joined["sum"]).all()
+    assert (joined["Instances"] == joined["count"]).all()
+
+
+def test_memop_totals_equal_nsys_stats():
+    t = read(str(FIXTURES / "llama_eager_nsys.sqlite"))
+    m = t.memops
+    oracle = pd.read_csv(FIXTURES / "llama_eager_nsys_cuda_gpu_mem_time_sum.csv")
+    assert int((m.end_ns - m.start_ns).sum()) == int(oracle["Total Time (ns)"].sum())
+    assert len(m) == int(oracle["Count"].sum())
+
+
+def test_eager_fixture_tables():
+    t = read(str(FIXTURES / "llama_eager_nsys.sqlite"))
+    assert t.meta["format"] == "nsys"
+    assert t.meta["gpus"] == ["NVIDIA H200"]
+    assert t.meta["profiler_version"] == "2025.3.2.0"
+    assert t.meta["schema_version"] == "3.20.3"
+    assert len(t.kernels) == 6548
+    assert t.kernels["start_ns"].is_monotonic_increasing
+    assert (t.kernels["end_ns"] > t.kernels["start_ns"]).all()
+    # every kernel joins its launch call on (correlation, process)
+    lk = t.launches.set_index(["pid", "correlation"])
+    joined = t.kernels.join(lk["name"].rename("launch"), on=["pid", "correlation"])
+    assert joined["launch"].notna().all()
+    assert set(joined["launch"].astype(str).str.replace(r"_v\d+$", "", regex=True)) >= {"cudaLaunchKernel"}
+    names = list(t.ranges.sort_values("start_ns")["name"].astype(str))
+    assert names[0] == "prefill" and names[1:] == [f"decode_step_{i}" for i in range(24)]
+    assert (t.ranges["depth"] == 0).all()
+    assert t.kernels["graph_id"].isna().all()
+
+
+def test_graph_level_capture_reads_graph_executions():
+    t = read(str(FIXTURES / "llama_graph_nsys.sqlite"))
+    assert len(t.graphs) == 24  # one whole-graph row per decode step
+    assert len(t.kernels) == 236  # prefill kernels, launched eagerly
+    assert any("cuda-graph-trace=node" in n for n in t.meta["notes"])
+    launches = t.launches[t.launches["name"].astype(str).str.startswith("cudaGraphLaunch")]
+    assert set(t.graphs["correlation"]) <= set(launches["correlation"])
+
+
+def test_node_level_capture_marks_graph_kernels():
+    t = read(str(FIXTURES / "llama_graph_nsys_node.sqlite"))
+    g = t.kernels["graph_id"].notna()
+    assert int(g.sum()) == 6548 - 236  # every decode kernel (24 x 263) ran inside a graph
+    assert len(t.graphs) == 0
+
+
+def test_file_is_opened_read_only(tmp_path):
+    src = FIXTURES / "llama_graph_nsys.sqlite"
+    dst = tmp_path / "ro.sqlite"
+    dst.write_bytes(src.read_bytes())
+    os.chmod(dst, stat.S_IRUSR)
+    os.chmod(tmp_path, stat.S_IRUSR | stat.S_IXUSR)  # not even a journal could be created
+    try:
+        before = dst.stat().st_mtime_ns
+        t = read(str(dst))
+        assert len(t.kernels) == 236
+        assert dst.stat().st_mtime_ns == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["ro.sqlite"]
+    finally:
+        os.chmod(tmp_path, stat.S_IRWXU)
+
+
+@needs_shared
+@pytest.mark.parametrize("path", shared_files(NSYS_VERSIONS, "*.sqlite"), ids=lambda p: p.name[:40])
+def test_every_schema_generation_loads(path):
+    try:
+        t = read(str(path))
+    except TraceError as e:
+        # exports without GPU activity are refused with a clear reason, never a crash
+        assert "no GPU activity" in str(e) or "no CUDA activity" in str(e)
+        t = read(str(path), require_gpu=False)
+        assert len(t.kernels) == 0
+        return
+    assert len(t.kernels) + len(t.memops) > 0
+    for name, table in t.tables().items():
+        if len(table):
+            assert table["start_ns"].is_monotonic_increasing, name
+            assert (table["end_ns"] >= table["start_ns"]).all(), name
+    if len(t.kernels):
+        assert t.kernels["name"].astype(str).str.len().min() > 0
+
+
+@needs_shared
+def test_old_schema_without_metadata_table():
+    t = read(str(NSYS_VERSIONS / "bwyogatama_Mordred-Deprecated__ad27a34__report1.sqlite"))
+    assert t.meta["profiler_version"] is None
+    assert len(t.kernels) == 12 and t.meta["gpus"] == ["Quadro RTX 6000"]
+
+
+@needs_shared
+def test_nvtx_registered_strings_and_domains():
+    # TensorRT writes NVTX names as registered strings (textId) in its own domain
+    t = read(str(NSYS_VERSIONS / "LeiWang1999_memfusion_artifact__cb223ed__report1.sqlite"))
+    assert len(t.ranges) == 59
+    assert (t.ranges["name"].astype(str).str.len() > 0).all()
+    assert set(t.ranges["domain"].astype(str)) == {"TensorRT"}
+
+
+@needs_shared
+def test_nested_nvtx_depth():
+    t = read(str(NSYS_VERSIONS / "caoye310_Lower-Triangular-Solves__62130f4__report1.sqlite"))
+    assert len(t.ranges) == 1276
+    assert t.ranges["depth"].max() >= 1
+
+
+@needs_shared
+def test_two_process_capture_has_two_ranks():
+    t = read(str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite"))
+    assert t.meta["ranks"] == [0, 1]
+    assert set(t.kernels["device"]) == {0, 1}
+    # each process drives its own GPU
+    assert t.kernels.groupby("rank")["device"].nunique().tolist() == [1, 1]

@@ -1,0 +1,84 @@
+"""Readers, one per format, behind `load(path)`: a file (nsys SQLite export, torch.profiler JSON
+or .json.gz) or a directory of per-rank torch.profiler traces."""
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from ..errors import TraceError
+from ..model import TABLES, Trace, conform
+from . import kineto, nsys
+
+TORCH_SUFFIXES = (".json", ".json.gz")
+
+
+def detect(path: str) -> str:
+    """'nsys' or 'torch' from the file's first bytes (extensions are only a hint)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as e:
+        raise TraceError(f"{path}: cannot open ({e.strerror or e})") from None
+    if head.startswith(nsys.SQLITE_MAGIC):
+        return "nsys"
+    if head[:2] == b"\x1f\x8b":
+        return "torch"
+    if head.lstrip()[:1] in (b"{", b"["):
+        return "torch"
+    if not head:
+        raise TraceError(f"{path}: empty file")
+    if path.endswith(".nsys-rep") or path.endswith(".qdrep"):
+        raise TraceError(f"{path}: an Nsight Systems report; export it first: "
+                         f"nsys export --type sqlite {os.path.basename(path)}")
+    raise TraceError(f"{path}: not a trace (expected an Nsight Systems SQLite export or torch.profiler JSON)")
+
+
+def rank_files(directory: str) -> list[str]:
+    files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
+                   if f.endswith(TORCH_SUFFIXES) and os.path.isfile(os.path.join(directory, f)))
+    if not files:
+        raise TraceError(f"{directory}: directory holds no torch.profiler traces (*.json, *.json.gz)")
+    return files
+
+
+def read(path: str, require_gpu: bool = True) -> Trace:
+    """Parse a trace file or a directory of per-rank traces (no cache)."""
+    if not os.path.exists(path):
+        raise TraceError(f"{path}: no such file or directory")
+    if os.path.isdir(path):
+        return _read_ranks(path, require_gpu)
+    fmt = detect(path)
+    if fmt == "nsys":
+        t = nsys.read(path, require_gpu=require_gpu)
+    else:
+        t = kineto.read(path, require_gpu=require_gpu)
+    t.meta["path"] = path
+    return t
+
+
+def _read_ranks(directory: str, require_gpu: bool) -> Trace:
+    files = rank_files(directory)
+    traces = []
+    for i, f in enumerate(files):
+        t = kineto.read(f, require_gpu=require_gpu)
+        traces.append(t)
+    ranks = [t.meta.get("rank") for t in traces]
+    if len(set(ranks)) != len(ranks):  # no usable distributedInfo: number files in name order
+        for i, t in enumerate(traces):
+            t.meta["rank"] = i
+            for name in TABLES:
+                tab = getattr(t, name)
+                if len(tab):
+                    tab["rank"] = i
+    merged = {name: conform(pd.concat([getattr(t, name) for t in traces], ignore_index=True), cols)
+              for name, cols in TABLES.items()}
+    first = traces[0].meta
+    meta = dict(first)
+    meta.update(path=directory, files=files, ranks=sorted(t.meta["rank"] for t in traces),
+                world_size=first.get("world_size") or len(traces),
+                gpus=[g for t in traces for g in t.meta.get("gpus", [])],
+                devices=sorted({d for t in traces for d in t.meta.get("devices", [])}),
+                notes=sorted({n for t in traces for n in t.meta.get("notes", [])}))
+    meta.pop("rank", None)
+    return Trace(**merged, meta=meta)

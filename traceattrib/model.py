@@ -1,0 +1,163 @@
+"""The columnar trace model every reader produces and every later stage consumes.
+
+All times are int64 nanoseconds on one timeline per trace (the profiler's own clock; for torch
+traces, microseconds converted to ns). Tables are pandas DataFrames with the columns below; a
+reader may leave optional columns out only where listed. Rows are sorted by `start_ns`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Column -> dtype. Strings are pandas "string" (pyarrow-backed where available) or category.
+KERNEL_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "name": "category",        # full demangled name
+    "short_name": "category",  # name without arguments/templates (nsys shortName, or derived)
+    "device": "int32",
+    "stream": "int64",
+    "correlation": "int64",    # links the kernel to the API call that launched it
+    "pid": "int64",
+    "rank": "int32",
+    "grid_x": "int32", "grid_y": "int32", "grid_z": "int32",
+    "block_x": "int32", "block_y": "int32", "block_z": "int32",
+    "graph_id": "Int64",       # CUDA graph the kernel ran in (nullable)
+    "graph_node_id": "Int64",
+    "op": "category",          # torch only: launching CPU op chain, outermost first, " > " joined
+    "op_input_types": "category",  # torch only: input dtypes of the innermost launching op
+}
+
+MEMOP_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "kind": "category",        # memcpy_htod, memcpy_dtoh, memcpy_dtod, memcpy_htoh, memcpy_ptop, memset, ...
+    "bytes": "int64",
+    "device": "int32",
+    "stream": "int64",
+    "correlation": "int64",
+    "pid": "int64",
+    "rank": "int32",
+    "graph_node_id": "Int64",
+    "op": "category",
+}
+
+LAUNCH_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "name": "category",        # e.g. cudaLaunchKernel, cudaGraphLaunch, cuLaunchKernelEx
+    "pid": "int64",
+    "tid": "int64",
+    "correlation": "int64",
+    "rank": "int32",
+}
+
+RANGE_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "name": "category",
+    "domain": "category",      # NVTX domain ("" for the default domain); "torch" for torch annotations
+    "source": "category",      # nvtx | user_annotation | gpu_user_annotation | profiler_step
+    "pid": "int64",
+    "tid": "int64",
+    "depth": "int32",          # nesting depth on its thread, 0 = outermost
+    "rank": "int32",
+}
+
+GRAPH_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "graph_id": "Int64",
+    "graph_exec_id": "Int64",
+    "device": "int32",
+    "stream": "int64",
+    "correlation": "int64",
+    "pid": "int64",
+    "rank": "int32",
+}
+
+TABLES: dict[str, dict[str, str]] = {
+    "kernels": KERNEL_COLUMNS,
+    "memops": MEMOP_COLUMNS,
+    "launches": LAUNCH_COLUMNS,
+    "ranges": RANGE_COLUMNS,
+    "graphs": GRAPH_COLUMNS,
+}
+
+
+def empty(columns: dict[str, str]) -> pd.DataFrame:
+    """An empty table with the given schema."""
+    return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in columns.items()})
+
+
+def conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
+    """Return `df` with exactly the schema's columns and dtypes, sorted by start_ns.
+
+    Missing columns are filled with nulls (nullable dtypes) or zeros; extra columns are dropped.
+    """
+    n = len(df)
+    out = {}
+    for c, t in columns.items():
+        if c in df.columns:
+            s = df[c]
+            if str(s.dtype) != t:
+                s = s.astype(t)
+            out[c] = s.to_numpy() if t not in ("category", "Int64") else s.array
+        elif t == "category":
+            out[c] = pd.Categorical([""] * n) if n else pd.Categorical([])
+        elif t == "Int64":
+            out[c] = pd.array([pd.NA] * n, dtype="Int64")
+        else:
+            out[c] = np.zeros(n, dtype=t)
+    res = pd.DataFrame(out)
+    if n and not res["start_ns"].is_monotonic_increasing:
+        res = res.sort_values(["start_ns", "end_ns"], kind="stable", ignore_index=True)
+    return res
+
+
+@dataclass
+class Trace:
+    """One loaded trace: columnar tables plus metadata.
+
+    meta keys: path, format ('nsys' | 'torch'), profiler_version, schema_version, gpus (list of
+    names), devices (list of ids), rank / world_size (when known), ranks (list), notes (list of
+    strings saying what evidence is missing or approximate).
+    """
+
+    kernels: pd.DataFrame
+    memops: pd.DataFrame
+    launches: pd.DataFrame
+    ranges: pd.DataFrame
+    graphs: pd.DataFrame
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        return {name: getattr(self, name) for name in TABLES}
+
+    @property
+    def gpu_ops(self) -> pd.DataFrame:
+        """Kernels and memory operations in one table (start_ns, end_ns, device, stream, ...)."""
+        cols = ["start_ns", "end_ns", "device", "stream", "correlation", "pid", "rank"]
+        k = self.kernels[cols + ["name"]].assign(kind="kernel")
+        m = self.memops[cols].assign(name=self.memops["kind"].astype(str), kind="memop")
+        out = pd.concat([k.assign(name=k["name"].astype(str)), m], ignore_index=True)
+        return out.sort_values("start_ns", kind="stable", ignore_index=True)
+
+    def span_ns(self) -> tuple[int, int]:
+        """(first start, last end) over GPU work, or over everything when there is none."""
+        starts, ends = [], []
+        for t in (self.kernels, self.memops, self.graphs):
+            if len(t):
+                starts.append(int(t["start_ns"].min()))
+                ends.append(int(t["end_ns"].max()))
+        if not starts:
+            for t in (self.launches, self.ranges):
+                if len(t):
+                    starts.append(int(t["start_ns"].min()))
+                    ends.append(int(t["end_ns"].max()))
+        if not starts:
+            return (0, 0)
+        return (min(starts), max(ends))
