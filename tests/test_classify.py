@@ -1,0 +1,422 @@
+"""Kernel classification: rules file, evidence handling, labelled real kernel names, traps."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from traceattrib import classify
+from traceattrib.classify import (BUCKETS, base_name, classify_kernels, classify_memops, dtype_change,
+                                  explain, load_rules)
+from traceattrib.errors import TraceError
+from traceattrib.ingest import read
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
+
+LABELLED = Path(__file__).parent / "data" / "labelled_kernels.csv"
+MAIN = ("linear", "attention", "communication", "cast")
+STRICT = MAIN + ("norm", "memory")  # buckets where every labelled row must match exactly
+FIXTURE_FILES = ["llama_eager_nsys.sqlite", "llama_eager_torch.pt.trace.json.gz", "llama_graph_nsys.sqlite",
+                 "llama_graph_nsys_node.sqlite", "llama_graph_torch.pt.trace.json.gz"]
+
+DEQUANT = ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+           "::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1}, "
+           "std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+           "at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int)")
+NOCAST_COPY = ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::"
+               "direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::"
+               "operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&)::{lambda(int)#1}>(int)")
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_rules()
+
+
+@pytest.fixture(scope="module")
+def labelled(rules):
+    df = pd.read_csv(LABELLED, keep_default_na=False, dtype=str)
+    c = classify_kernels(df, rules)
+    return df.assign(pred=c["bucket"].astype(str).to_numpy(), rule=c["rule"].astype(str).to_numpy())
+
+
+@pytest.fixture(scope="module")
+def fixture_traces():
+    return {f: read(str(FIXTURES / f)) for f in FIXTURE_FILES}
+
+
+# ------------------------------------------------------------------------------------------------
+# API shape
+
+def test_buckets_fixed_order():
+    assert BUCKETS == ("linear", "attention", "communication", "cast", "norm", "elementwise", "memory", "other")
+
+
+def test_default_rules_are_named_and_valid(rules):
+    assert rules.sources == ("default",)
+    names = [r.name for r in rules]
+    assert len(names) == len(set(names)) > 40
+    assert {r.bucket for r in rules} <= set(BUCKETS)
+    assert {r.target for r in rules} == {"kernel", "memop"}
+    assert rules.get("nccl").bucket == "communication"
+    assert rules.get("no-such-rule") is None
+
+
+def test_result_aligned_with_index_and_typed(rules):
+    names = ["nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(x)",
+             "mystery_kernel_xyz", "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT"]
+    df = pd.DataFrame({"name": pd.Categorical(names)}, index=[40, 10, 30, 20])
+    out = classify_kernels(df, rules)
+    assert list(out.index) == [40, 10, 30, 20]
+    assert list(out.columns) == ["bucket", "rule"]
+    assert isinstance(out["bucket"].dtype, pd.CategoricalDtype)
+    assert list(out["bucket"].cat.categories) == list(BUCKETS)
+    assert isinstance(out["rule"].dtype, pd.CategoricalDtype)
+    assert out["bucket"].astype(str).tolist() == ["linear", "communication", "other", "linear"]
+    assert out["rule"].astype(str).tolist() == ["gemm", "nccl", "unmatched", "gemm"]
+
+
+def test_empty_and_missing_columns(rules):
+    empty = classify_kernels(pd.DataFrame({"name": pd.Series([], dtype="category")}), rules)
+    assert len(empty) == 0 and list(empty.columns) == ["bucket", "rule"]
+    assert list(empty["bucket"].cat.categories) == list(BUCKETS)
+    # op / op_input_types absent or null -> treated as unknown ("")
+    df = pd.DataFrame({"name": [DEQUANT, DEQUANT],
+                       "op": pd.Categorical([None, "aten::to > aten::_to_copy > aten::copy_"]),
+                       "op_input_types": pd.Categorical([None, "c10::BFloat16,signed char,Scalar"])})
+    out = classify_kernels(df, rules)
+    assert out["rule"].astype(str).tolist() == ["copy-with-cast", "copy-dtype-change"]
+    assert out["bucket"].astype(str).tolist() == ["cast", "cast"]
+    with pytest.raises(ValueError):
+        classify_kernels(pd.DataFrame({"op": ["x"]}), rules)
+
+
+def test_rules_run_once_per_distinct_evidence(rules, monkeypatch):
+    """10,000 events with 3 distinct (name, op, types) combinations: the matcher sees 3 rows."""
+    seen = []
+    real = classify._match
+
+    def spy(rl, ev):
+        seen.append(len(ev))
+        return real(rl, ev)
+
+    monkeypatch.setattr(classify, "_match", spy)
+    names = np.array(["nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_TNT", NOCAST_COPY, NOCAST_COPY])
+    ops = np.array(["", "aten::to > aten::_to_copy > aten::copy_", "aten::clone > aten::copy_"])
+    types = np.array(["", "c10::BFloat16,float,Scalar", "c10::BFloat16,c10::BFloat16,Scalar"])
+    pick = np.random.default_rng(0).integers(0, 3, 10_000)
+    df = pd.DataFrame({"name": pd.Categorical(names[pick]), "op": pd.Categorical(ops[pick]),
+                       "op_input_types": pd.Categorical(types[pick])})
+    out = classify_kernels(df, rules)
+    assert seen == [3]
+    expect = np.array(["linear", "cast", "elementwise"])[pick]
+    assert (out["bucket"].astype(str).to_numpy() == expect).all()
+
+
+# ------------------------------------------------------------------------------------------------
+# evidence helpers
+
+@pytest.mark.parametrize("types,expect", [
+    ("c10::BFloat16,signed char,Scalar", True),
+    ("float,c10::BFloat16,Scalar", True),
+    ("int,long int,Scalar", True),
+    ("c10::BFloat16,c10::BFloat16,Scalar", False),
+    ("c10::BFloat16,Scalar", None),          # second input is not a tensor
+    ("TensorList,Scalar", None),
+    ("c10::BFloat16", None),
+    ("", None),
+])
+def test_dtype_change(types, expect):
+    assert dtype_change(types) is expect
+
+
+@pytest.mark.parametrize("name,base", [
+    ("void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, float, int)", "vllm::rms_norm_kernel"),
+    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"),
+    ("void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>>(int)",
+     "at::native::CatArrayBatchedCopy"),
+    ("void at::native::<unnamed>::CatArrayBatchedCopy<OpaqueType<(unsigned int)2>>(T1 *)", "at::native::CatArrayBatchedCopy"),
+    ("void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*) [clone .kd]", "vllm::rms_norm_kernel"),
+    ("triton_poi_fused_add_1.kd", "triton_poi_fused_add_1"),
+    ("Memcpy DtoD (Device -> Device)", "Memcpy DtoD"),
+    ("nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT"),
+])
+def test_base_name(name, base):
+    assert base_name(name) == base
+
+
+def test_regexes_case_insensitive_with_fast_twin(tmp_path):
+    assert classify._lower_pattern(r"(?P<Grp>AB)\D\x4A[A-Z]\S(?P=Grp)") == r"(?P<grp>ab)\D\x4a[a-z]\S(?P=grp)"
+    path = write(tmp_path, """
+[[rule]]
+name = "upper"
+bucket = "attention"
+base = 'MYATTN\\d+\\B'
+[[rule]]
+name = "keeps-case"
+bucket = "norm"
+base = '(?-i:Zeta)'
+""")
+    rl = load_rules(path)
+    assert rl.get("upper").fast[0] is not None and rl.get("keeps-case").fast[0] is None
+    df = explain(["myattn12x", "MyAttn7y", "myattn3", "Zeta_kernel", "zeta_kernel"], rl)
+    assert df["rule"].tolist() == ["upper", "upper", "unmatched", "keeps-case", "unmatched"]
+
+
+# ------------------------------------------------------------------------------------------------
+# labelled real kernel names (fixtures with op evidence, shared traces by name, traps)
+
+def test_labelled_set_is_substantial(labelled):
+    counts = labelled["bucket"].value_counts()
+    assert set(counts.index) == set(BUCKETS)
+    for b in MAIN:
+        assert counts[b] >= 15, b
+    assert set(labelled["source"].str.split(":").str[0]) == {"fixture", "shared", "trap"}
+
+
+@pytest.mark.parametrize("bucket", STRICT)
+def test_labelled_bucket_exact(labelled, bucket):
+    """Every row labelled `bucket` gets it, and no row labelled otherwise does."""
+    missed = labelled[(labelled["bucket"] == bucket) & (labelled["pred"] != bucket)]
+    wrong = labelled[(labelled["pred"] == bucket) & (labelled["bucket"] != bucket)]
+    fmt = lambda d: [f"{r.bucket}->{r.pred} [{r.rule}] {r.name[:90]} | {r.op}" for r in d.itertuples()]
+    assert missed.empty, fmt(missed)
+    assert wrong.empty, fmt(wrong)
+
+
+def test_labelled_elementwise_other(labelled):
+    """elementwise/other may only be confused with each other, and rarely."""
+    rest = labelled[labelled["bucket"].isin(["elementwise", "other"])]
+    assert rest["pred"].isin(["elementwise", "other"]).all()
+    assert (rest["pred"] == rest["bucket"]).mean() >= 0.97
+
+
+def test_traps(labelled):
+    traps = labelled[labelled["source"].str.startswith("trap:")]
+    assert len(traps) >= 40
+    bad = traps[traps["pred"] != traps["bucket"]]
+    assert bad.empty, bad[["name", "op", "bucket", "pred", "rule"]].to_string()
+    by = {(r.name, r.op): r for r in traps.itertuples()}
+    assert by[("triton_poi_fused_all_to_all_0", "")].rule == "inductor-pointwise"
+    # the all_to_all triton kernel stays local even when launched under a collective op
+    assert by[("triton_poi_fused_all_to_all_single_permute_1", "c10d_functional::all_to_all_single")].pred == "elementwise"
+    assert by[("multimem_all_reduce_kernel", "")].rule == "custom-allreduce"
+    assert by[("_fwd_kernel", "vllm::unified_attention_with_output")].pred == "attention"
+
+
+def test_fixture_kernels_all_labelled(labelled, fixture_traces):
+    keys = set(zip(labelled["name"], labelled["op"], labelled["op_input_types"]))
+    for f, t in fixture_traces.items():
+        k = t.kernels[["name", "op", "op_input_types"]].astype(str).drop_duplicates()
+        missing = [x for x in k.itertuples(index=False, name=None) if x not in keys]
+        assert not missing, (f, missing[:3])
+
+
+@needs_shared
+def test_shared_kernel_names_all_labelled(labelled):
+    names = set(labelled["name"])
+    files = shared_files(PUBLIC, "*.json.gz") + shared_files(NSYS_VERSIONS, "*.sqlite")
+    assert files
+    for f in files:
+        t = read(str(f), require_gpu=False)
+        missing = sorted(set(t.kernels["name"].astype(str)) - names)
+        assert not missing, (f.name, missing[:3])
+
+
+# ------------------------------------------------------------------------------------------------
+# whole fixture traces: op evidence, cross-format agreement
+
+def test_eager_torch_fixture_decisions(rules, fixture_traces):
+    t = fixture_traces["llama_eager_torch.pt.trace.json.gz"]
+    k = t.kernels.assign(**{c: v.to_numpy() for c, v in classify_kernels(t.kernels, rules).items()})
+    k["bucket"] = k["bucket"].astype(str)
+    k["rule"] = k["rule"].astype(str)
+    deq = k[(k["op"] == "aten::to > aten::_to_copy > aten::copy_")
+            & (k["op_input_types"] == "c10::BFloat16,signed char,Scalar")]
+    assert len(deq) == 700 and (deq["bucket"] == "cast").all() and (deq["rule"] == "copy-dtype-change").all()
+    clone = k[k["op"] == "aten::repeat_interleave > aten::clone > aten::copy_"]
+    assert len(clone) and (clone["bucket"] == "elementwise").all()
+    sdpa = k[k["op"].str.startswith("aten::scaled_dot_product_attention")]
+    assert set(sdpa["bucket"]) == {"attention"}
+    assert set(sdpa["rule"]) == {"attention", "sdpa-op"}   # the cuDNN kernel by name, where/fill helpers by op
+    mean = k[k["op"] == "aten::mean"]
+    assert len(mean) and set(mean["bucket"]) == {"elementwise"}  # eager RMSNorm in plain ops: no norm evidence
+    assert set(k.loc[k["op"].str.endswith("aten::mm"), "bucket"]) == {"linear"}
+
+
+def _shares(t, rules):
+    c = classify_kernels(t.kernels, rules)
+    d = (t.kernels["end_ns"] - t.kernels["start_ns"]).to_numpy()
+    s = pd.Series(d).groupby(c["bucket"].to_numpy(), observed=False).sum()
+    return (s / d.sum()).reindex(list(BUCKETS), fill_value=0.0)
+
+
+def test_fixture_shares_agree_across_formats(rules, fixture_traces):
+    """The same eager workload through nsys (names only) and torch.profiler (names + ops)."""
+    a = _shares(fixture_traces["llama_eager_nsys.sqlite"], rules)
+    b = _shares(fixture_traces["llama_eager_torch.pt.trace.json.gz"], rules)
+    assert 0.40 < a["cast"] < 0.44 and 0.40 < b["cast"] < 0.44      # int8 -> bf16 weight dequant
+    assert 0.11 < a["linear"] < 0.13 and 0.11 < b["linear"] < 0.13
+    assert a["other"] == 0 and b["other"] == 0                     # nothing unclassified
+    assert (a - b).abs().max() < 0.01
+    # the SDPA mask helpers are attention only where op evidence shows them inside SDPA
+    assert b["attention"] > a["attention"] > 0.015
+
+
+# ------------------------------------------------------------------------------------------------
+# memory operations
+
+def test_memops(rules, fixture_traces):
+    m = fixture_traces["llama_eager_torch.pt.trace.json.gz"].memops
+    out = classify_memops(m, rules)
+    assert list(out.index) == list(m.index)
+    assert set(out["bucket"].astype(str)) == {"memory"}
+    synthetic = pd.DataFrame({
+        "kind": pd.Categorical(["memcpy_dtod", "memcpy_dtod", "memset", "memcpy_htod", "weird_kind"]),
+        "op": pd.Categorical(["c10d::allreduce_ > record_param_comms > nccl:all_reduce",
+                              "vllm::all_reduce", "", "aten::copy_", ""])})
+    out = classify_memops(synthetic, rules)
+    assert out["bucket"].astype(str).tolist() == ["memory"] * 5
+    assert out["rule"].astype(str).tolist() == ["memcpy-in-collective", "memcpy-in-collective", "memset",
+                                                "memcpy", "memop-other"]
+
+
+# ------------------------------------------------------------------------------------------------
+# explain
+
+def test_explain(rules):
+    df = explain(["nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "Memcpy DtoD (Device -> Device)",
+                  "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"], rules)
+    assert list(df.columns) == ["name", "bucket", "rule"]
+    assert df["bucket"].tolist() == ["linear", "memory", "linear", "norm"]
+    # op evidence changes the answer for a copy kernel that names no dtypes
+    assert explain([NOCAST_COPY], rules)["bucket"].tolist() == ["elementwise"]
+    with_op = explain([NOCAST_COPY], rules, op="aten::to > aten::_to_copy > aten::copy_",
+                      op_input_types="c10::BFloat16,signed char,Scalar")
+    assert with_op[["bucket", "rule"]].values.tolist() == [["cast", "copy-dtype-change"]]
+    assert explain([], rules).empty
+
+
+# ------------------------------------------------------------------------------------------------
+# user rules
+
+def write(tmp_path, text, name="rules.toml"):
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return str(p)
+
+
+def test_user_rules_first_and_override(tmp_path):
+    path = write(tmp_path, """
+[[rule]]
+name = "gemm"                       # same name as a default: the user's takes effect
+bucket = "other"
+kernel = 'nvjet'
+
+[[rule]]
+name = "house-attention"
+bucket = "attention"
+base = '^my_paged_decode_v\\d$'
+
+[[rule]]
+name = "shadowed"
+bucket = "norm"
+base = '^my_paged_decode'
+
+[[rule]]
+name = "dtod-is-comm"
+bucket = "communication"
+kind = 'memcpy_dtod'
+op = 'all_reduce'
+""")
+    rl = load_rules(path)
+    assert rl.sources == (path, "default")
+    assert [r.name for r in rl][:4] == ["gemm", "house-attention", "shadowed", "dtod-is-comm"]
+    df = explain(["nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "my_paged_decode_v2", "my_paged_decode_x",
+                  "void cublasLt::splitKreduce_kernel<32, 16, int, float>(int)"], rl)
+    assert df[["bucket", "rule"]].values.tolist() == [
+        ["other", "gemm"], ["attention", "house-attention"], ["norm", "shadowed"], ["linear", "gemm"]]
+    # a default-named rule overridden by the user: both resolve to one category 'gemm'
+    assert list(classify_kernels(pd.DataFrame({"name": ["nvjet_x"]}), rl)["rule"].cat.categories).count("gemm") == 1
+    mem = classify_memops(pd.DataFrame({"kind": ["memcpy_dtod", "memcpy_dtod"], "op": ["vllm::all_reduce", ""]}), rl)
+    assert mem["bucket"].astype(str).tolist() == ["communication", "memory"]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("[[rule]\nname = 'x'", "not valid TOML"),
+    ("[[rule]]\nname = 'x'\nbucket = 'gemm'\nkernel = 'a'", "bucket 'gemm' is not one of"),
+    ("[[rule]]\nname = 'x'\nbucket = 'linear'\nkernel = '(unclosed'", "bad regular expression in 'kernel'"),
+    ("[[rule]]\nname = 'x'\nbucket = 'linear'\nkernal = 'a'", "unknown key(s) kernal"),
+    ("[[rule]]\nbucket = 'linear'\nkernel = 'a'", "missing 'name'"),
+    ("[[rule]]\nname = 'x'\nbucket = 'linear'", "no match condition"),
+    ("[[rule]]\nname = 'x'\nbucket = 'linear'\nkernel = 'a'\n[[rule]]\nname = 'x'\nbucket = 'other'\nkernel = 'b'",
+     "duplicate rule name"),
+    ("[[rule]]\nname = 'x'\nbucket = 'memory'\nkind = 'memcpy'\nkernel = 'a'", "memop rule (kind) cannot use kernel"),
+    ("[[rule]]\nname = 'x'\nbucket = 'cast'\ndtype_change = 'yes'", "'dtype_change' must be true or false"),
+    ("[[rule]]\nname = 'x'\nbucket = 'cast'\nkernel = 3", "'kernel' must be a string"),
+    ("title = 'rules'", "unknown top-level key(s) title"),
+    ("version = 1\n", "no [[rule]] tables"),
+])
+def test_bad_rules_file(tmp_path, text, needle):
+    path = write(tmp_path, text)
+    with pytest.raises(TraceError) as e:
+        load_rules(path)
+    msg = str(e.value)
+    assert needle in msg and path in msg and "\n" not in msg
+
+
+def test_missing_and_binary_rules_file(tmp_path):
+    with pytest.raises(TraceError, match="cannot read rules file"):
+        load_rules(str(tmp_path / "absent.toml"))
+    p = tmp_path / "bin.toml"
+    p.write_bytes(b"\xff\xfe\x00rule")
+    with pytest.raises(TraceError, match="not UTF-8"):
+        load_rules(str(p))
+
+
+def test_packaged_rules_file_parses_standalone():
+    """The shipped file is itself a valid --rules file (users can copy and edit it)."""
+    text = (Path(classify.__file__).parent / "rules" / "default.toml").read_text(encoding="utf-8")
+    parsed = classify._parse(text, "copy")
+    assert [r.name for r in parsed] == [r.name for r in load_rules()]
+    assert text.lstrip().startswith("#") and "FORMAT" in text.split("version = 1")[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# op evidence on real public traces (not copied into the repository)
+
+@needs_shared
+def test_public_traces_op_evidence(rules):
+    files = {f.name: f for f in shared_files(PUBLIC, "*.json.gz")}
+    need = ["hta_a100_2rank_nccl_args.json.gz", "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz",
+            "tracelens_mi300_vllm_graph_capture.json.gz"]
+    if not all(n in files for n in need):
+        pytest.skip("public traces missing")
+    hta = read(str(files[need[0]]))
+    c = classify_kernels(hta.kernels, rules)
+    nccl = hta.kernels["op"].astype(str).str.contains("nccl:")
+    assert nccl.sum() >= 21 and (c["bucket"][nccl] == "communication").all()
+    sg = read(str(files[need[1]]))
+    c = classify_kernels(sg.kernels, rules)
+    conv = (sg.kernels["op"].astype(str) == "aten::copy_") & (sg.kernels["op_input_types"].astype(str) == "int,long int,Scalar")
+    assert conv.any() and (c["bucket"][conv] == "cast").all()
+    same = (sg.kernels["op"].astype(str) == "aten::copy_") & (sg.kernels["op_input_types"].astype(str) == "int,int,Scalar")
+    assert same.any() and (c["bucket"][same] == "elementwise").all()
+    vg = read(str(files[need[2]]))
+    c = classify_kernels(vg.kernels, rules)
+    attn = vg.kernels["op"].astype(str).str.startswith("vllm::unified_attention_with_output")
+    assert attn.any() and (c["rule"][attn] == "attention-op").all() and (c["bucket"][attn] == "attention").all()
+    kv = vg.kernels["name"].astype(str).str.contains("reshape_and_cache")
+    assert kv.any() and (c["bucket"][kv] == "attention").all()
+
+
+def test_labelled_csv_well_formed():
+    with open(LABELLED, newline="", encoding="utf-8") as f:
+        r = csv.reader(f)
+        assert next(r) == ["name", "op", "op_input_types", "bucket", "source"]
+        rows = list(r)
+    assert all(len(x) == 5 and x[0] and x[3] in BUCKETS and x[4] for x in rows)
+    assert len({(x[0], x[1], x[2]) for x in rows}) == len(rows)  # no duplicate evidence rows

@@ -1,0 +1,381 @@
+"""Which bucket every kernel and memory operation belongs to, decided by an ordered rule table.
+
+The rules are data (`traceattrib/rules/default.toml`, format documented at its top); a user file
+given with `--rules` is tried first, then the defaults. The first rule whose every condition holds
+wins; a kernel no rule matches gets bucket `other` and rule `unmatched`.
+
+Evidence per kernel: its demangled name (and the `base` name derived from it: no return type,
+no template arguments, no parameters), and in torch traces the launching CPU op chain (`op`,
+outermost first, " > " joined) and the innermost op's input dtypes (`op_input_types`). Rules are
+evaluated once per distinct evidence combination, never per event, and the result is broadcast
+back to every row.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from .errors import TraceError
+
+BUCKETS: tuple[str, ...] = ("linear", "attention", "communication", "cast", "norm", "elementwise",
+                            "memory", "other")
+UNMATCHED = "unmatched"
+
+# match fields a rule may carry; regexes are searched (not anchored) and case-insensitive
+REGEX_FIELDS = ("kernel", "not_kernel", "base", "not_base", "op", "not_op", "types", "not_types",
+                "kind", "not_kind")
+BOOL_FIELDS = ("dtype_change",)
+RULE_KEYS = {"name", "bucket", "doc"} | set(REGEX_FIELDS) | set(BOOL_FIELDS)
+KERNEL_ONLY = ("kernel", "not_kernel", "base", "not_base", "types", "not_types", "dtype_change")
+
+# "Input type" entries of a torch op that are not tensors (None is written as "")
+NON_TENSOR_TYPES = frozenset({"", "Scalar", "ScalarList", "TensorList", "GenericList", "String",
+                              "Device", "Layout", "ScalarType", "MemoryFormat", "Generator",
+                              "Storage", "None"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the rule table. `target` is 'kernel' or 'memop' (a rule with `kind` is a memop rule).
+
+    Each condition is (field, value): a case-insensitive compiled regex or a bool (dtype_change).
+    `fast` holds, per condition, an equivalent case-sensitive regex to run on lower-cased text
+    (much faster than IGNORECASE on long names), or None where one could not be derived.
+    """
+
+    name: str
+    bucket: str
+    conditions: tuple[tuple[str, re.Pattern | bool], ...]
+    target: str
+    source: str
+    fast: tuple[re.Pattern | None, ...] = ()
+
+    def describe(self) -> str:
+        parts = [f"{f}={v.pattern!r}" if isinstance(v, re.Pattern) else f"{f}={str(v).lower()}"
+                 for f, v in self.conditions]
+        return f"{self.name} -> {self.bucket} ({', '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """An ordered rule table: user rules (if any) first, then the packaged defaults."""
+
+    rules: tuple[Rule, ...]
+    sources: tuple[str, ...]
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def for_target(self, target: str) -> list[Rule]:
+        return [r for r in self.rules if r.target == target]
+
+    def get(self, name: str) -> Rule | None:
+        """The first rule with this name (the one that takes effect)."""
+        return next((r for r in self.rules if r.name == name), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+def _lower_pattern(pattern: str) -> str:
+    """The pattern with its literal letters lower-cased and its escapes (\\D, \\S, \\x41, ...) kept."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i:i + 2])
+            i += 2
+        elif pattern.startswith("(?P", i):  # named groups: (?P<name>...), (?P=name)
+            out.append("(?P")
+            i += 3
+        else:
+            out.append(pattern[i].lower())
+            i += 1
+    return "".join(out)
+
+
+def _fast(rx: re.Pattern | bool) -> re.Pattern | None:
+    if not isinstance(rx, re.Pattern):
+        return None
+    p = rx.pattern
+    if re.search(r"\\[pPN]|\(\?[a-zA-Z-]*i", p):  # unicode names, inline (?i)/(?-i:): keep IGNORECASE
+        return None
+    try:
+        return re.compile(_lower_pattern(p))
+    except re.error:
+        return None
+
+def _parse(text: str, source: str) -> list[Rule]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise TraceError(f"{source}: not valid TOML ({e})") from None
+    extra = set(doc) - {"rule", "version"}
+    if extra:
+        raise TraceError(f"{source}: unknown top-level key(s) {', '.join(sorted(extra))} "
+                         "(expected [[rule]] tables)")
+    items = doc.get("rule", [])
+    if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
+        raise TraceError(f"{source}: 'rule' must be an array of tables ([[rule]])")
+    out: list[Rule] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items, 1):
+        where = f"{source}: rule {i}"
+        name = item.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise TraceError(f"{where}: missing 'name'")
+        name = name.strip()
+        where = f"{source}: rule {i} ({name!r})"
+        if name in seen:
+            raise TraceError(f"{where}: duplicate rule name in this file")
+        seen.add(name)
+        unknown = set(item) - RULE_KEYS
+        if unknown:
+            raise TraceError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; "
+                             f"allowed: {', '.join(sorted(RULE_KEYS))}")
+        bucket = item.get("bucket")
+        if bucket not in BUCKETS:
+            raise TraceError(f"{where}: bucket {bucket!r} is not one of {', '.join(BUCKETS)}")
+        conds: list[tuple[str, re.Pattern | bool]] = []
+        for f in REGEX_FIELDS:
+            if f not in item:
+                continue
+            v = item[f]
+            if not isinstance(v, str):
+                raise TraceError(f"{where}: '{f}' must be a string (a regular expression)")
+            try:
+                conds.append((f, re.compile(v, re.IGNORECASE)))
+            except re.error as e:
+                raise TraceError(f"{where}: bad regular expression in '{f}': {e}") from None
+        for f in BOOL_FIELDS:
+            if f in item:
+                if not isinstance(item[f], bool):
+                    raise TraceError(f"{where}: '{f}' must be true or false")
+                conds.append((f, item[f]))
+        if not conds:
+            raise TraceError(f"{where}: no match condition (give kernel, base, op, types, dtype_change or kind)")
+        fields = {f for f, _ in conds}
+        if fields & {"kind", "not_kind"}:
+            bad = fields & set(KERNEL_ONLY)
+            if bad:
+                raise TraceError(f"{where}: a memop rule (kind) cannot use {', '.join(sorted(bad))}")
+            target = "memop"
+        else:
+            target = "kernel"
+        out.append(Rule(name, bucket, tuple(conds), target, source, tuple(_fast(v) for _, v in conds)))
+    return out
+
+
+def _default_text() -> str:
+    return resources.files("traceattrib").joinpath("rules", "default.toml").read_text(encoding="utf-8")
+
+
+_DEFAULT: list[Rule] | None = None
+
+
+def load_rules(path: str | None = None) -> Rules:
+    """The packaged rules, preceded by the rules of `path` when given (so a user adds or overrides).
+
+    Raises TraceError (one line) for a missing or unreadable file, invalid TOML, an unknown bucket
+    or key, or a bad regular expression.
+    """
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = _parse(_default_text(), "default rules")
+    user: list[Rule] = []
+    sources = ["default"]
+    if path is not None:
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise TraceError(f"{path}: cannot read rules file ({e.strerror or e})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TraceError(f"{path}: rules file is not UTF-8 text") from None
+        user = _parse(text, str(path))
+        if not user:
+            raise TraceError(f"{path}: no [[rule]] tables in rules file")
+        sources.insert(0, str(path))
+    return Rules(tuple(user + _DEFAULT), tuple(sources))
+
+
+# ---------------------------------------------------------------------------------------------
+# evidence
+
+_ANON = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
+_CUT = re.compile(r"[<(\[]")
+_SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$|\.kd$")  # ROCm code-object suffixes
+
+
+def base_name(name: str) -> str:
+    """Kernel name without return type, template arguments and parameters.
+
+    'void vllm::rms_norm_kernel<c10::BFloat16>(...)' -> 'vllm::rms_norm_kernel';
+    'ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)' ->
+    'ncclDevKernel_AllReduce_Sum_bf16_RING_LL'; ROCm's ' [clone .kd]' / '.kd' suffixes are dropped.
+    Names starting with '[' or '(' are kept whole.
+    """
+    s = _SUFFIX.sub("", name.strip())
+    if s.startswith("void "):
+        s = s[5:]
+    s = _ANON.sub("", s)
+    m = _CUT.search(s, 1)
+    if m:
+        s = s[:m.start()]
+    return s.strip()
+
+
+def dtype_change(types: str) -> bool | None:
+    """Whether the first two inputs of the op are tensors of different dtypes (None: unknown)."""
+    if not types:
+        return None
+    parts = types.split(",")
+    if len(parts) < 2:
+        return None
+    a, b = parts[0].strip(), parts[1].strip()
+    if a in NON_TENSOR_TYPES or b in NON_TENSOR_TYPES:
+        return None
+    return a != b
+
+
+def _column(df: pd.DataFrame, col: str) -> pd.Series:
+    if col not in df.columns:
+        return pd.Series([""] * len(df), index=df.index, dtype=object)
+    s = df[col]
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        s = s.cat.add_categories([""]) if "" not in s.cat.categories else s
+        return s.fillna("")
+    return s.astype(object).where(s.notna(), "")
+
+
+def _distinct(df: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """(row -> distinct index, distinct evidence table with string columns `cols`)."""
+    key = np.zeros(len(df), dtype=np.int64)
+    for c in cols:
+        codes, _ = pd.factorize(_column(df, c), use_na_sentinel=False)
+        n = int(codes.max()) + 1 if len(codes) else 1
+        key, _ = pd.factorize(key * n + codes)
+    first = np.unique(key, return_index=True)[1] if len(key) else np.zeros(0, np.int64)
+    uniq = pd.DataFrame({c: _column(df, c).take(first).astype(str).to_numpy() for c in cols})
+    # np.unique sorts by key value, and factorize numbers keys in first-appearance order: same order
+    return key, uniq
+
+
+def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """(bucket index, rule index or -1) for every distinct evidence row.
+
+    Regexes run once per distinct value of the column they test (names, op chains and type lists
+    repeat across evidence rows), on lower-cased text where the rule has a lower-case twin.
+    """
+    n = len(ev)
+    bucket = np.full(n, BUCKETS.index("other"), dtype=np.int64)
+    rule = np.full(n, -1, dtype=np.int64)
+    if not n:
+        return bucket, rule
+    cols: dict[str, tuple[np.ndarray, np.ndarray, list[str] | None]] = {}
+
+    def column(field: str):
+        if field not in cols:
+            codes, uniq = pd.factorize(ev[field].to_numpy(), use_na_sentinel=False)
+            cols[field] = (codes, np.asarray(uniq, dtype=object), None)
+        return cols[field]
+
+    def lowered(field: str) -> list[str]:
+        codes, uniq, low = column(field)
+        if low is None:
+            low = [u.lower() for u in uniq]
+            cols[field] = (codes, uniq, low)
+        return low
+
+    dchange: np.ndarray | None = None
+    open_ = np.ones(n, dtype=bool)
+    for ri, r in enumerate(rules):
+        cand = np.flatnonzero(open_)
+        if not cand.size:
+            break
+        for (field, v), fast in zip(r.conditions, r.fast or (None,) * len(r.conditions)):
+            if not cand.size:
+                break
+            if field == "dtype_change":
+                if dchange is None:
+                    codes, uniq, _ = column("types")
+                    dchange = np.array([dtype_change(t) for t in uniq], dtype=object)[codes]
+                keep = np.array([dchange[i] is v for i in cand], dtype=bool)
+            else:
+                neg = field.startswith("not_")
+                src = field[4:] if neg else field
+                codes, uniq, _ = column(src)
+                texts, search = (lowered(src), fast.search) if fast is not None else (uniq, v.search)
+                sub = codes[cand]
+                u = np.unique(sub)
+                hit_u = np.zeros(len(uniq), dtype=bool)
+                hit_u[u] = np.fromiter((search(texts[j]) is not None for j in u), bool, u.size)
+                hit = hit_u[sub]
+                keep = ~hit if neg else hit
+            cand = cand[keep]
+        if cand.size:
+            bucket[cand] = BUCKETS.index(r.bucket)
+            rule[cand] = ri
+            open_[cand] = False
+    return bucket, rule
+
+
+def _result(index: pd.Index, key: np.ndarray, bucket: np.ndarray, rule: np.ndarray,
+            rules: list[Rule]) -> pd.DataFrame:
+    # rule names may repeat (a user rule named like the default it overrides): map to unique categories
+    cats = list(dict.fromkeys([r.name for r in rules] + [UNMATCHED]))
+    pos = {c: i for i, c in enumerate(cats)}
+    lut = np.array([pos[r.name] for r in rules] + [pos[UNMATCHED]], dtype=np.int64)
+    rcodes = lut[np.where(rule < 0, len(rules), rule)][key]
+    return pd.DataFrame({
+        "bucket": pd.Categorical.from_codes(bucket[key], categories=list(BUCKETS)),
+        "rule": pd.Categorical.from_codes(rcodes, categories=cats),
+    }, index=index)
+
+
+def _classify(df: pd.DataFrame, rules: Rules, target: str, cols: list[str],
+              rename: dict[str, str]) -> pd.DataFrame:
+    rl = rules.for_target(target)
+    key, ev = _distinct(df, cols)
+    ev = ev.rename(columns=rename)
+    if target == "kernel":
+        ev["base"] = [base_name(s) for s in ev["kernel"]]
+    bucket, rule = _match(rl, ev)
+    return _result(df.index, key, bucket, rule, rl)
+
+
+def classify_kernels(kernels: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """Bucket and rule of every kernel row (aligned with kernels.index).
+
+    Uses columns `name` and, when present, `op` and `op_input_types`.
+    """
+    if "name" not in kernels.columns:
+        raise ValueError("classify_kernels needs a 'name' column")
+    return _classify(kernels, rules, "kernel", ["name", "op", "op_input_types"],
+                     {"name": "kernel", "op_input_types": "types"})
+
+
+def classify_memops(memops: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    """Bucket and rule of every memcpy/memset row (columns `kind` and, when present, `op`)."""
+    if "kind" not in memops.columns:
+        raise ValueError("classify_memops needs a 'kind' column")
+    return _classify(memops, rules, "memop", ["kind", "op"], {})
+
+
+def explain(names: list[str], rules: Rules, op: str = "", op_input_types: str = "") -> pd.DataFrame:
+    """Bucket and rule for kernel names (one row per name, in order), with the given op evidence."""
+    names = [str(n) for n in names]
+    df = pd.DataFrame({"name": names, "op": [op] * len(names), "op_input_types": [op_input_types] * len(names)})
+    c = classify_kernels(df, rules)
+    return pd.DataFrame({"name": names, "bucket": c["bucket"].astype(str).to_numpy(),
+                         "rule": c["rule"].astype(str).to_numpy()})
