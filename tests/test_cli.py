@@ -1,0 +1,232 @@
+"""The command line: bad input is one line on stderr and exit status 2; commands work end to end."""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from traceattrib.cli import main
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
+
+EAGER = str(FIXTURES / "llama_eager_nsys.sqlite")
+TORCH = str(FIXTURES / "llama_eager_torch.pt.trace.json.gz")
+
+
+def run(capsys, *args):
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def assert_one_line_error(rc, err, *needles):
+    assert rc == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("traceattrib: error:")
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], lines[0]
+
+
+def test_missing_file(capsys):
+    rc, _, err = run(capsys, "report", "/nonexistent/trace.sqlite")
+    assert_one_line_error(rc, err, "no such file")
+
+
+def test_file_that_is_no_trace(capsys, tmp_path):
+    p = tmp_path / "notes.txt"
+    p.write_text("hello, not a trace\n")
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "not a trace")
+
+
+def test_png_is_no_trace(capsys, tmp_path):
+    p = tmp_path / "x.json"
+    p.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100)
+    rc, _, err = run(capsys, "info", str(p))
+    assert_one_line_error(rc, err)
+
+
+def test_truncated_json_gz(capsys, tmp_path):
+    data = (FIXTURES / "llama_graph_torch.pt.trace.json.gz").read_bytes()
+    p = tmp_path / "cut.json.gz"
+    p.write_bytes(data[: len(data) // 2])
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "truncated")
+
+
+def test_truncated_plain_json(capsys, tmp_path):
+    raw = gzip.decompress((FIXTURES / "llama_graph_torch.pt.trace.json.gz").read_bytes())
+    p = tmp_path / "cut.json"
+    p.write_bytes(raw[: len(raw) // 2])
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err)
+
+
+def test_sqlite_that_is_no_nsys_export(capsys, tmp_path):
+    p = tmp_path / "other.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("create table people (name text)")
+    con.commit()
+    con.close()
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "not an Nsight Systems export")
+
+
+def test_nsys_export_without_cuda_tracing(capsys, tmp_path):
+    # a real export with the CUDA activity tables dropped, as `nsys profile -t nvtx,osrt` leaves it
+    p = tmp_path / "nocuda.sqlite"
+    shutil.copy(EAGER, p)
+    con = sqlite3.connect(p)
+    for (t,) in con.execute("select name from sqlite_master where type='table' and name like 'CUPTI_%'").fetchall():
+        con.execute(f"drop table {t}")
+    con.commit()
+    con.close()
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "-t cuda")
+    rc, out, _ = run(capsys, "info", str(p))  # info still describes it
+    assert rc == 0 and "no GPU activity" in out
+
+
+@needs_shared
+def test_real_export_without_cuda_tracing(capsys):
+    rc, _, err = run(capsys, "report", str(NSYS_VERSIONS / "mabdullahsoyturk_cardiac-simulation__1917303__report1.sqlite"))
+    assert_one_line_error(rc, err, "no CUDA activity")
+
+
+def test_empty_file(capsys, tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_bytes(b"")
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "empty")
+
+
+def test_empty_trace(capsys, tmp_path):
+    p = tmp_path / "empty.json"
+    p.write_text(json.dumps({"schemaVersion": 1, "traceEvents": []}))
+    rc, _, err = run(capsys, "report", str(p))
+    assert_one_line_error(rc, err, "no GPU activity")
+
+
+def test_directory_without_traces(capsys, tmp_path):
+    (tmp_path / "readme.txt").write_text("x")
+    rc, _, err = run(capsys, "report", str(tmp_path))
+    assert_one_line_error(rc, err, "no torch.profiler traces")
+
+
+def test_bad_options(capsys):
+    rc, _, err = run(capsys, "report", EAGER, "--what-if", "gemm=2")
+    assert_one_line_error(rc, err, "--what-if")
+    rc, _, err = run(capsys, "report", EAGER, "--steps", "(")
+    assert_one_line_error(rc, err, "--steps")
+
+
+def test_entry_point_subprocess(tmp_path):
+    p = tmp_path / "junk.sqlite"
+    p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    r = subprocess.run([sys.executable, "-m", "traceattrib", "report", str(p)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_input_never_modified(capsys, tmp_path):
+    import hashlib
+    before = hashlib.sha256((FIXTURES / "llama_graph_nsys.sqlite").read_bytes()).hexdigest()
+    rc, _, _ = run(capsys, "report", str(FIXTURES / "llama_graph_nsys.sqlite"), "--no-cache")
+    assert rc == 0
+    assert hashlib.sha256((FIXTURES / "llama_graph_nsys.sqlite").read_bytes()).hexdigest() == before
+
+
+# --- commands end to end -------------------------------------------------------------------------
+
+def test_report_text(capsys):
+    rc, out, _ = run(capsys, "report", EAGER, "--what-if", "cast=2", "--per-step")
+    assert rc == 0
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "DECODE  24 step(s)" in out and "PREFILL  1 step(s)" in out
+    assert "what if cast were 2x faster" in out
+    assert "per step (ms" in out and "decode_step_23" in out
+
+
+def test_report_json_contract(capsys):
+    rc, out, _ = run(capsys, "report", TORCH, "--format", "json")
+    d = json.loads(out)
+    assert len(d["steps"]) == 25
+    s = d["steps"][1]
+    for key in ("index", "name", "kind", "start_ns", "end_ns", "span_ns", "busy_ns", "idle_ns", "buckets"):
+        assert key in s
+    assert s["span_ns"] == s["end_ns"] - s["start_ns"]
+    assert set(s["buckets"]["cast"]) >= {"time_ns", "exposed_ns", "count"}
+    assert sum(b["exposed_ns"] for b in s["buckets"].values()) + s["overlap_ns"] + s["idle_ns"] == s["span_ns"]
+    sm = d["summary"]
+    assert sm["step_counts"] == {"decode": 24, "prefill": 1}
+    assert sm["median_span_ns"] > 0
+    assert set(sm["bucket_share"]) >= {"linear", "attention", "communication", "cast", "other"}
+    assert sm["speedup_bound_if_removed"]["cast"] > 1.2
+
+
+def test_report_md_and_csv(capsys):
+    rc, out, _ = run(capsys, "report", EAGER, "--format", "md")
+    assert rc == 0 and "| bucket |" in out and "llama_eager_nsys.sqlite" in out and "NVIDIA H200" in out
+    assert "<img" not in out
+    rc, out, _ = run(capsys, "report", EAGER, "--format", "csv")
+    lines = out.strip().splitlines()
+    assert len(lines) == 26 and lines[0].startswith("rank,index,name,kind")
+
+
+def test_info_every_fixture(capsys):
+    for p in sorted(FIXTURES.glob("*.sqlite")) + sorted(FIXTURES.glob("*.json.gz")):
+        rc, out, _ = run(capsys, "info", str(p))
+        assert rc == 0 and "NVIDIA H200" in out and "kernels" in out
+
+
+@needs_shared
+@pytest.mark.parametrize("path", shared_files(NSYS_VERSIONS, "*.sqlite") + shared_files(PUBLIC, "*.json.gz"),
+                         ids=lambda p: p.name[:40])
+def test_info_every_shared_trace(capsys, path):
+    rc, out, err = run(capsys, "info", str(path))
+    assert rc == 0, err
+    assert "format" in out and "time span" in out
+
+
+def test_info_json(capsys):
+    rc, out, _ = run(capsys, "info", TORCH, "--format", "json")
+    d = json.loads(out)
+    assert d["counts"]["kernels"] == 6548 and d["format"] == "torch"
+    assert d["annotations"]["user_annotation: decode_step_#"] == 24
+
+
+def test_diff_and_gate(capsys):
+    graph = str(FIXTURES / "llama_graph_torch.pt.trace.json.gz")
+    rc, out, _ = run(capsys, "diff", EAGER, graph, "--format", "json", "--fail-if-slower", "1")
+    assert rc == 0
+    d = json.loads(out)
+    k = d["kinds"]["decode"]
+    assert k["median_span_change"] < -0.15  # CUDA graphs removed the launch gaps
+    assert k["contributions"][0]["part"] == "idle"
+    rc, out, err = run(capsys, "diff", graph, EAGER, "--format", "md", "--fail-if-slower", "5")
+    assert rc == 1 and "slower" in err and "| per step (ms) |" in out
+
+
+def test_plot(capsys, tmp_path):
+    for args in ((), ("--step", "3")):
+        out = tmp_path / f"p{len(args)}.png"
+        rc, _, _ = run(capsys, "plot", EAGER, "-o", str(out), *args)
+        assert rc == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = tmp_path / "p.svg"
+    assert run(capsys, "plot", TORCH, "-o", str(svg))[0] == 0 and svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_export_parquet(capsys, tmp_path):
+    import pandas as pd
+    rc, out, _ = run(capsys, "export", TORCH, "-o", str(tmp_path / "out"))
+    assert rc == 0
+    k = pd.read_parquet(tmp_path / "out" / "kernels.parquet")
+    assert len(k) == 6548 and {"start_ns", "end_ns", "name", "op"} <= set(k.columns)
+    assert json.loads((tmp_path / "out" / "meta.json").read_text())["format"] == "torch"

@@ -1,0 +1,73 @@
+"""The pipeline in one call: classify -> steps -> attribute -> summary, as a `Report`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import attribute, classify, steps
+from .model import Trace
+
+
+@dataclass
+class Report:
+    """Everything the renderers need. Times in ns.
+
+    steps: per-step wide table (see attribute.Breakdown); collectives: per step and collective;
+    kernels: the trace's kernels with `bucket`, `rule` and `step` (-1 outside steps) columns;
+    summary: aggregates per step kind (see attribute.summarize); evidence/notes: how steps were
+    found and what the reader should know.
+    """
+
+    meta: dict[str, Any]
+    evidence: str
+    steps: pd.DataFrame
+    collectives: pd.DataFrame
+    kernels: pd.DataFrame
+    memops: pd.DataFrame
+    summary: dict[str, Any]
+    buckets: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def kind_steps(self, kind: str, steady: bool = True) -> pd.DataFrame:
+        s = self.steps[self.steps["kind"] == kind]
+        return s[~s["warmup"]] if steady and (~s["warmup"]).any() else s
+
+
+def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
+            what_if: dict[str, float] | None = None, layers: int | None = None) -> Report:
+    """Run the whole attribution on a loaded trace."""
+    rules = rules if rules is not None else classify.load_rules()
+    kc = classify.classify_kernels(trace.kernels, rules)
+    mc = classify.classify_memops(trace.memops, rules)
+    st = steps.find_steps(trace, steps_regex)
+    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    comm_text = trace.kernels["name"].astype(str)
+    if "op" in trace.kernels:
+        comm_text = comm_text + " | " + trace.kernels["op"].astype(str)
+    bd = attribute.breakdown(st, codes, comm_text)
+    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
+    summary["evidence"] = st.evidence
+    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(),
+                                   step=_op_step(st, "kernel", len(trace.kernels)))
+    memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
+                                 step=_op_step(st, "memop", len(trace.memops)))
+    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes
+    other = summary.get("bucket_share", {}).get("other")
+    if other is not None:
+        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
+                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
+    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=bd.collectives,
+                  kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
+                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers})
+
+
+def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:
+    """Step row (into Report.steps) of each row of the source table, -1 outside steps."""
+    out = np.full(n, -1, np.int64)
+    m = (st.ops["kind"] == kind).to_numpy()
+    out[st.ops["src"].to_numpy()[m]] = st.ops["step"].to_numpy()[m]
+    return out

@@ -1,0 +1,265 @@
+"""Per-step attribution: bucket times from interval unions, exposed time, idle, speedup bounds.
+
+For every step (times in int64 ns):
+  span    = last GPU op end - first GPU op start
+  busy    = |union of all its GPU ops|           idle = span - busy
+  time[b] = |union of bucket b's ops|
+  exposed[b] = |time when bucket b runs and no other bucket does|
+  overlap = busy - sum(exposed)  (time when two or more buckets run at once)
+so that  sum(exposed) + overlap + idle == span  exactly, per step.
+
+Removing bucket b can shorten the step by at most exposed[b] (overlapped time stays covered by the
+other bucket; idle time is not b's), hence the bound span / (span - exposed[b]); making b k times
+faster saves at most exposed[b] * (1 - 1/k).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .classify import BUCKETS
+from .steps import Steps
+
+GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
+ALL_BUCKETS = tuple(BUCKETS) + (GRAPH_BUCKET,)
+
+# Collective kind of a communication kernel, first match wins (name, then launching op).
+COLLECTIVES: tuple[tuple[str, str], ...] = (
+    ("all_reduce", r"all_?reduce|cross_device_reduce|one_?shot|two_?shot|allreduce"),
+    ("all_gather", r"all_?gather"),
+    ("reduce_scatter", r"reduce_?scatter"),
+    ("all_to_all", r"all_?to_?all|alltoall|dispatch|combine"),
+    ("broadcast", r"broadcast|bcast"),
+    ("send_recv", r"send|recv|sendrecv|p2p"),
+    ("reduce", r"reduce"),
+)
+
+
+@dataclass
+class Breakdown:
+    """Per-step table plus communication detail.
+
+    steps: one row per step: rank, index, name, kind, warmup, outlier, start_ns, end_ns, span_ns,
+           busy_ns, idle_ns, overlap_ns, and for each bucket b: b_time_ns, b_exposed_ns, b_count.
+    collectives: rank, step (index), collective, count, total_ns, mean_ns.
+    """
+
+    steps: pd.DataFrame
+    collectives: pd.DataFrame
+    buckets: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+
+
+def op_buckets(steps: Steps, kernel_buckets: pd.Series, memop_buckets: pd.Series) -> np.ndarray:
+    """Bucket index (into ALL_BUCKETS) of every op in steps.ops."""
+    ops = steps.ops
+    codes = np.full(len(ops), ALL_BUCKETS.index("other"), np.int64)
+    lut = {b: i for i, b in enumerate(ALL_BUCKETS)}
+    for kind, series in (("kernel", kernel_buckets), ("memop", memop_buckets)):
+        m = (ops["kind"] == kind).to_numpy()
+        if m.any():
+            b = pd.Categorical(series.astype(str).to_numpy()[ops["src"].to_numpy()[m]])
+            codes[m] = np.array([lut[c] for c in b.categories], np.int64)[b.codes]
+    codes[(ops["kind"] == "graph").to_numpy()] = lut[GRAPH_BUCKET]
+    return codes
+
+
+def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None = None) -> Breakdown:
+    """Attribute every step's span to buckets from interval unions (one vectorized sweep)."""
+    tab = steps.table.copy()
+    ops = steps.ops
+    nb = len(ALL_BUCKETS)
+    nsteps = len(tab)
+    span = (tab["end_ns"] - tab["start_ns"]).to_numpy(np.int64)
+    in_step = ops["step"].to_numpy() >= 0
+    sid = ops["step"].to_numpy()[in_step]
+    b = bucket_codes[in_step]
+    # Lay the steps end to end on one synthetic timeline (each step rebased to its own start,
+    # then offset past the previous steps) so a single sweep serves all steps exactly.
+    offset = np.zeros(nsteps + 1, np.int64)
+    offset[1:] = np.cumsum(span + 1)
+    base = tab["start_ns"].to_numpy(np.int64)
+    s = ops["start_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
+    e = ops["end_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
+    pts = np.unique(np.concatenate([s, e]))
+    time = np.zeros((nsteps, nb), np.int64)
+    exposed = np.zeros((nsteps, nb), np.int64)
+    busy = np.zeros(nsteps, np.int64)
+    count = np.zeros((nsteps, nb), np.int64)
+    if pts.size >= 2:
+        left, seg = pts[:-1], np.diff(pts)
+        seg_step = np.searchsorted(offset, left, side="right") - 1
+        mask = np.zeros(left.size, np.int64)
+        for j in range(nb):
+            m = b == j
+            if not m.any():
+                continue
+            active = (np.searchsorted(np.sort(s[m]), left, side="right")
+                      - np.searchsorted(np.sort(e[m]), left, side="right")) > 0
+            mask |= active.astype(np.int64) << j
+            time[:, j] = np.bincount(seg_step, weights=seg * active, minlength=nsteps)[:nsteps].astype(np.int64)
+            count[:, j] = np.bincount(sid[m], minlength=nsteps)[:nsteps]
+        on = mask != 0
+        busy = np.bincount(seg_step[on], weights=seg[on], minlength=nsteps)[:nsteps].astype(np.int64)
+        single = on & ((mask & (mask - 1)) == 0)
+        which = np.log2(np.where(single, mask, 1)).astype(np.int64)
+        flat = seg_step[single] * nb + which[single]
+        exposed = np.bincount(flat, weights=seg[single], minlength=nsteps * nb)[:nsteps * nb] \
+            .astype(np.int64).reshape(nsteps, nb)
+    tab["span_ns"] = span
+    tab["busy_ns"] = busy
+    tab["idle_ns"] = span - busy
+    tab["overlap_ns"] = busy - exposed.sum(axis=1)
+    for j, name in enumerate(ALL_BUCKETS):
+        tab[f"{name}_time_ns"] = time[:, j]
+        tab[f"{name}_exposed_ns"] = exposed[:, j]
+        tab[f"{name}_count"] = count[:, j]
+    notes: list[str] = []
+    present = tuple(bk for j, bk in enumerate(ALL_BUCKETS) if bk != GRAPH_BUCKET or count[:, j].any())
+    if GRAPH_BUCKET in present:
+        notes.append("steps that are whole-graph executions have no per-kernel rows: their time is in "
+                     "bucket 'graph' and cannot be split; re-capture with "
+                     "`nsys profile --cuda-graph-trace=node` for a bucket breakdown")
+    colls = _collectives(steps, b, sid, comm_names)
+    return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
+
+
+def _collectives(steps: Steps, b: np.ndarray, sid: np.ndarray, comm_names: pd.Series | None) -> pd.DataFrame:
+    cols = ["rank", "step", "collective", "count", "total_ns", "mean_ns"]
+    ops = steps.ops
+    comm = ALL_BUCKETS.index("communication")
+    in_step = ops["step"].to_numpy() >= 0
+    sel = np.flatnonzero(in_step)[b == comm]
+    if not sel.size or comm_names is None:
+        return pd.DataFrame(columns=cols)
+    o = ops.iloc[sel]
+    names = comm_names.to_numpy()[o["src"].to_numpy()]
+    kinds = collective_kind(pd.Series(names))
+    df = pd.DataFrame({"step": o["step"].to_numpy(), "collective": kinds,
+                       "dur": (o["end_ns"] - o["start_ns"]).to_numpy()})
+    g = df.groupby(["step", "collective"]).agg(count=("dur", "size"), total_ns=("dur", "sum")).reset_index()
+    g["mean_ns"] = g["total_ns"] / g["count"]
+    g["rank"] = steps.table["rank"].to_numpy()[g["step"].to_numpy()]
+    g["step"] = steps.table["index"].to_numpy()[g["step"].to_numpy()]
+    return g[cols]
+
+
+def collective_kind(names: pd.Series) -> np.ndarray:
+    """Collective of each communication kernel from its name (and op chain where joined in)."""
+    uniq, inv = np.unique(names.astype(str).to_numpy(), return_inverse=True)
+    out = []
+    for n in uniq:
+        kind = "other"
+        for k, p in COLLECTIVES:
+            if re.search(p, n, re.I):
+                kind = k
+                break
+        out.append(kind)
+    return np.array(out, dtype=object)[inv.reshape(-1)] if uniq.size else np.array([], dtype=object)
+
+
+# --- bounds and summaries -----------------------------------------------------------------------
+
+def bound_if_removed(span: np.ndarray, exposed: np.ndarray) -> np.ndarray:
+    """Upper bound on the speedup from removing a bucket: span / (span - exposed)."""
+    return _safe_div(span, span - exposed)
+
+
+def bound_if_faster(span: np.ndarray, exposed: np.ndarray, k: float) -> np.ndarray:
+    """Upper bound on the speedup from making a bucket k times faster."""
+    return _safe_div(span, span - exposed * (1.0 - 1.0 / k))
+
+
+def _safe_div(a, b) -> np.ndarray:
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1), np.inf)
+
+
+def summarize(bd: Breakdown, what_if: dict[str, float] | None = None, layers: int | None = None) -> dict[str, Any]:
+    """Aggregates per step kind over steady steps (warm-up steps excluded, outliers kept).
+
+    Shares are ratios of sums over the kind's steps (time / span); bounds are the median and p90
+    of the per-step bounds.
+    """
+    tab = bd.steps
+    out: dict[str, Any] = {"step_counts": {}, "by_kind": {}}
+    for kind in ("decode", "prefill", "mixed", "unknown"):
+        all_k = tab[tab["kind"] == kind]
+        if not len(all_k):
+            continue
+        out["step_counts"][kind] = int(len(all_k))
+        k = all_k[~all_k["warmup"]]
+        if not len(k):
+            k = all_k
+        span = k["span_ns"].to_numpy(np.float64)
+        tot = span.sum()
+        d: dict[str, Any] = {
+            "steps": int(len(all_k)), "warmup_steps": int(all_k["warmup"].sum()),
+            "outlier_steps": int(all_k["outlier"].sum()), "summarized_steps": int(len(k)),
+            "median_span_ns": float(np.median(span)), "p90_span_ns": _p90(span),
+            "mean_span_ns": float(span.mean()),
+            "median_busy_ns": float(k["busy_ns"].median()), "median_idle_ns": float(k["idle_ns"].median()),
+            "idle_share": float(k["idle_ns"].sum() / tot) if tot else 0.0,
+            "overlap_share": float(k["overlap_ns"].sum() / tot) if tot else 0.0,
+            "bucket_share": {}, "exposed_share": {}, "median_time_ns": {}, "median_exposed_ns": {},
+            "median_count": {}, "speedup_bound_if_removed": {}, "speedup_bound_if_removed_p90": {},
+        }
+        for bk in bd.buckets:
+            t = k[f"{bk}_time_ns"].to_numpy(np.float64)
+            x = k[f"{bk}_exposed_ns"].to_numpy(np.float64)
+            d["bucket_share"][bk] = float(t.sum() / tot) if tot else 0.0
+            d["exposed_share"][bk] = float(x.sum() / tot) if tot else 0.0
+            d["median_time_ns"][bk] = float(np.median(t))
+            d["median_exposed_ns"][bk] = float(np.median(x))
+            d["median_count"][bk] = float(np.median(k[f"{bk}_count"]))
+            bound = bound_if_removed(span, x)
+            d["speedup_bound_if_removed"][bk] = float(np.median(bound))
+            d["speedup_bound_if_removed_p90"][bk] = _p90(bound)
+        if what_if:
+            d["what_if"] = {}
+            for bk, factor in what_if.items():
+                x = k[f"{bk}_exposed_ns"].to_numpy(np.float64) if f"{bk}_exposed_ns" in k else np.zeros(len(k))
+                v = bound_if_faster(span, x, factor)
+                d["what_if"][f"{bk}={factor:g}"] = {"bucket": bk, "factor": factor,
+                                                   "speedup_bound": float(np.median(v)),
+                                                   "speedup_bound_p90": _p90(v)}
+        d["collectives"] = _collective_summary(bd, k, layers)
+        out["by_kind"][kind] = d
+    main = "decode" if "decode" in out["by_kind"] else (next(iter(out["by_kind"]), None))
+    out["kind"] = main
+    if main:
+        m = out["by_kind"][main]
+        for key in ("median_span_ns", "bucket_share", "exposed_share", "speedup_bound_if_removed"):
+            out[key] = m[key]
+    return out
+
+
+def _p90(x: np.ndarray) -> float:
+    # 'higher' picks an observed value: no interpolation between an infinite and a finite bound
+    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
+
+
+def _collective_summary(bd: Breakdown, k: pd.DataFrame, layers: int | None) -> dict[str, Any]:
+    c = bd.collectives
+    res: dict[str, Any] = {}
+    if len(c):
+        keys = set(zip(k["rank"], k["index"]))
+        c = c[[(r, s) in keys for r, s in zip(c["rank"], c["step"])]]
+    nsteps = max(len(k), 1)
+    for coll, g in c.groupby("collective") if len(c) else []:
+        per_step = g.groupby(["rank", "step"])["count"].sum()
+        res[coll] = {"per_step": float(per_step.reindex(pd.MultiIndex.from_arrays(
+            [k["rank"], k["index"]]), fill_value=0).median()),
+            "mean_ns": float(g["total_ns"].sum() / g["count"].sum()),
+            "total_per_step_ns": float(g["total_ns"].sum() / nsteps)}
+    if layers:
+        got = res.get("all_reduce", {}).get("per_step", 0.0)
+        res["expected_all_reduce_per_step"] = 2 * layers
+        res["all_reduce_difference"] = float(got - 2 * layers)
+    return res

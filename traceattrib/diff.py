@@ -1,0 +1,80 @@
+"""Compare two reports: per step kind, per bucket time and exposed time, and what moved the span.
+
+All per-step figures are means over the kind's steady steps (warm-up excluded), so the bucket
+deltas of exposed time plus overlapped and idle deltas add up exactly to the mean span delta.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .analysis import Report
+
+
+def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] | None:
+    k = rep.kind_steps(kind)
+    if not len(k):
+        return None
+    n = len(k)
+    d = {"steps": int((rep.steps["kind"] == kind).sum()), "summarized_steps": n,
+         "median_span_ns": float(k["span_ns"].median()), "mean_span_ns": float(k["span_ns"].sum() / n),
+         "idle_ns": float(k["idle_ns"].sum() / n), "overlap_ns": float(k["overlap_ns"].sum() / n),
+         "time_ns": {}, "exposed_ns": {}}
+    for b in buckets:
+        d["time_ns"][b] = float(k[f"{b}_time_ns"].sum() / n) if f"{b}_time_ns" in k else 0.0
+        d["exposed_ns"][b] = float(k[f"{b}_exposed_ns"].sum() / n) if f"{b}_exposed_ns" in k else 0.0
+    return d
+
+
+def _rel(a: float, b: float) -> float | None:
+    return None if not a else (b - a) / a
+
+
+def diff(before: Report, after: Report) -> dict[str, Any]:
+    """Side-by-side summaries of two reports (any formats), per kind and bucket."""
+    buckets = tuple(dict.fromkeys(before.buckets + after.buckets))
+    out: dict[str, Any] = {"before": _trace(before), "after": _trace(after), "kinds": {}, "checks": []}
+    for kind in ("decode", "prefill", "mixed", "unknown"):
+        a, b = _means(before, kind, buckets), _means(after, kind, buckets)
+        if a is None and b is None:
+            continue
+        if a is None or b is None:
+            out["checks"].append(f"{kind} steps only in {'after' if a is None else 'before'}")
+            continue
+        if a["steps"] != b["steps"]:
+            out["checks"].append(f"{kind}: {a['steps']} steps before, {b['steps']} after")
+        rows = {}
+        for bk in buckets:
+            rows[bk] = {"time_before_ns": a["time_ns"][bk], "time_after_ns": b["time_ns"][bk],
+                        "exposed_before_ns": a["exposed_ns"][bk], "exposed_after_ns": b["exposed_ns"][bk],
+                        "exposed_change_ns": b["exposed_ns"][bk] - a["exposed_ns"][bk],
+                        "time_change": _rel(a["time_ns"][bk], b["time_ns"][bk]),
+                        "exposed_change": _rel(a["exposed_ns"][bk], b["exposed_ns"][bk])}
+        for extra in ("overlap", "idle"):
+            rows[extra] = {"exposed_before_ns": a[f"{extra}_ns"], "exposed_after_ns": b[f"{extra}_ns"],
+                           "exposed_change_ns": b[f"{extra}_ns"] - a[f"{extra}_ns"],
+                           "exposed_change": _rel(a[f"{extra}_ns"], b[f"{extra}_ns"])}
+        delta = b["mean_span_ns"] - a["mean_span_ns"]
+        # which parts moved the span: the signed exposed deltas, largest in the span's direction first
+        movers = sorted(((r["exposed_change_ns"], name) for name, r in rows.items()),
+                        key=lambda x: x[0] if delta < 0 else -x[0])
+        out["kinds"][kind] = {
+            "steps_before": a["steps"], "steps_after": b["steps"],
+            "median_span_before_ns": a["median_span_ns"], "median_span_after_ns": b["median_span_ns"],
+            "median_span_change": _rel(a["median_span_ns"], b["median_span_ns"]),
+            "mean_span_before_ns": a["mean_span_ns"], "mean_span_after_ns": b["mean_span_ns"],
+            "mean_span_change_ns": delta, "buckets": rows,
+            "contributions": [{"part": n, "change_ns": c, "fraction_of_change": (c / delta) if delta else None}
+                              for c, n in movers if abs(c) > 0],
+        }
+    return out
+
+
+def _trace(rep: Report) -> dict[str, Any]:
+    m = rep.meta
+    return {k: m.get(k) for k in ("path", "format", "profiler", "profiler_version", "gpus")} | {"evidence": rep.evidence}
+
+
+def slower_than(d: dict[str, Any], pct: float) -> bool:
+    """True when the median decode step got slower by more than pct percent."""
+    k = d["kinds"].get("decode")
+    return bool(k and k["median_span_change"] is not None and k["median_span_change"] * 100 > pct)

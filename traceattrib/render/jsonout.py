@@ -1,0 +1,75 @@
+"""JSON (the stable contract documented in the README) and CSV (one row per step)."""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..analysis import Report
+
+SCHEMA_VERSION = 1
+
+
+def to_dict(rep: Report) -> dict[str, Any]:
+    steps = []
+    cols = rep.collectives
+    by_step = {}
+    if len(cols):
+        for (rank, step), g in cols.groupby(["rank", "step"]):
+            by_step[(int(rank), int(step))] = {r["collective"]: {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
+                                              for _, r in g.iterrows()}
+    for r in rep.steps.to_dict("records"):
+        span = r["span_ns"]
+        steps.append({
+            "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
+            "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
+            "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
+            "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
+            "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
+                            "count": int(r[f"{b}_count"])} for b in rep.buckets},
+            "speedup_bound_if_removed": {b: _bound(span, r[f"{b}_exposed_ns"]) for b in rep.buckets},
+            "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
+        })
+    meta = rep.meta
+    return _clean({
+        "traceattrib_version": __version__, "schema_version": SCHEMA_VERSION,
+        "trace": {k: meta.get(k) for k in ("path", "format", "profiler", "profiler_version", "schema_version",
+                                           "gpus", "devices", "ranks", "world_size")},
+        "evidence": rep.evidence, "buckets": list(rep.buckets), "notes": rep.notes,
+        "steps": steps, "summary": rep.summary,
+    })
+
+
+def _bound(span: int, exposed: int):
+    return None if span - exposed <= 0 else span / (span - exposed)
+
+
+def _clean(x):
+    """JSON-safe: numpy scalars to Python, inf/nan to null."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (np.floating, float)):
+        f = float(x)
+        return None if math.isinf(f) or math.isnan(f) else f
+    if isinstance(x, np.bool_):
+        return bool(x)
+    return x
+
+
+def render(rep: Report) -> str:
+    return json.dumps(to_dict(rep), indent=1) + "\n"
+
+
+def render_csv(rep: Report) -> str:
+    cols = ["rank", "index", "name", "kind", "warmup", "outlier", "start_ns", "end_ns", "span_ns", "busy_ns",
+            "idle_ns", "overlap_ns"]
+    for b in rep.buckets:
+        cols += [f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count"]
+    return rep.steps[cols].to_csv(index=False)

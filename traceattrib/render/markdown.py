@@ -1,0 +1,48 @@
+"""Markdown for PR comments: plain tables, nothing that needs a viewer."""
+from __future__ import annotations
+
+from ..analysis import Report
+from .fmt import EVIDENCE_TEXT, bound, dur, ms, pct, trace_line
+
+KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
+
+
+def render(rep: Report, per_step: bool = False) -> str:
+    out = [f"**traceattrib** · `{trace_line(rep.meta)}`", ""]
+    counts = rep.summary.get("step_counts", {})
+    out.append(f"Steps: {sum(counts.values())} ({', '.join(f'{n} {k}' for k, n in counts.items())}) from "
+               f"{EVIDENCE_TEXT.get(rep.evidence, rep.evidence)}.")
+    for kind in KIND_ORDER:
+        d = rep.summary.get("by_kind", {}).get(kind)
+        if not d:
+            continue
+        k = rep.kind_steps(kind)
+        n = max(len(k), 1)
+        out += ["", f"### {kind} — {d['steps']} steps, median span {dur(d['median_span_ns'])}, "
+                    f"p90 {dur(d['p90_span_ns'])}", "",
+                "| bucket | time/step (ms) | share | exposed/step (ms) | exposed share | bound if removed |",
+                "|---|---:|---:|---:|---:|---:|"]
+        for b in rep.buckets:
+            out.append(f"| {b} | {ms(k[f'{b}_time_ns'].sum() / n)} | {pct(d['bucket_share'][b])} | "
+                       f"{ms(k[f'{b}_exposed_ns'].sum() / n)} | {pct(d['exposed_share'][b])} | "
+                       f"≤ {bound(d['speedup_bound_if_removed'][b])} |")
+        out.append(f"| overlapped | | | {ms(k['overlap_ns'].sum() / n)} | {pct(d['overlap_share'])} | |")
+        out.append(f"| idle | | | {ms(k['idle_ns'].sum() / n)} | {pct(d['idle_share'])} | |")
+        out.append(f"| **span** | | | **{ms(k['span_ns'].sum() / n)}** | 100.0% | |")
+        for v in (d.get("what_if") or {}).values():
+            out.append(f"\nWhat if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])}.")
+        colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}
+        if colls:
+            out.append("\nCommunication per step: " + ", ".join(
+                f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()) + ".")
+    if per_step:
+        out += ["", "<details><summary>per step</summary>", "",
+                "| rank | # | name | kind | span (ms) | busy | idle | flags |", "|---:|---:|---|---|---:|---:|---:|---|"]
+        for _, r in rep.steps.iterrows():
+            flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
+            out.append(f"| {r['rank']} | {r['index']} | {r['name']} | {r['kind']} | {ms(r['span_ns'])} | "
+                       f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {flags} |")
+        out += ["", "</details>"]
+    if rep.notes:
+        out += [""] + [f"> {n}" for n in rep.notes]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,105 @@
+"""Plots (matplotlib, headless): stacked bars of every step by bucket, and one step's timeline.
+
+Colours are fixed per bucket and the same in every picture.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..analysis import Report
+
+COLORS = {
+    "linear": "#4C72B0", "attention": "#DD8452", "communication": "#C44E52", "cast": "#8172B3",
+    "norm": "#55A868", "elementwise": "#64B5CD", "memory": "#937860", "other": "#8C8C8C",
+    "graph": "#CCB974", "overlapped": "#DA8BC3", "idle": "#EEEEEE",
+}
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def steps_figure(rep: Report, title: str | None = None):
+    """One stacked bar per step: exposed time per bucket, overlapped, idle (ms); sums to the span."""
+    plt = _plt()
+    st = rep.steps
+    n = len(st)
+    fig, ax = plt.subplots(figsize=(min(4 + 0.28 * n, 18), 4.8), dpi=110)
+    x = np.arange(n)
+    bottom = np.zeros(n)
+    layers = [(b, st[f"{b}_exposed_ns"].to_numpy() / 1e6) for b in rep.buckets]
+    layers += [("overlapped", st["overlap_ns"].to_numpy() / 1e6), ("idle", st["idle_ns"].to_numpy() / 1e6)]
+    for name, vals in layers:
+        if not vals.any():
+            continue
+        ax.bar(x, vals, bottom=bottom, color=COLORS[name], label=name, width=0.8,
+               edgecolor="#999999" if name == "idle" else None, linewidth=0.3)
+        bottom += vals
+    labels = [f"{r}:{i}" if st["rank"].nunique() > 1 else str(i) for r, i in zip(st["rank"], st["index"])]
+    ax.set_xticks(x, labels, fontsize=7, rotation=90 if n > 40 else 0)
+    for i, (k, w, o) in enumerate(zip(st["kind"], st["warmup"], st["outlier"])):
+        tag = {"prefill": "P", "mixed": "M"}.get(k, "")
+        tag += "w" if w else ("o" if o else "")
+        if tag:
+            ax.text(i, bottom[i], tag, ha="center", va="bottom", fontsize=7)
+    ax.set_xlabel("step (P = prefill, M = mixed, w = warm-up, o = outlier)")
+    ax.set_ylabel("ms (exposed time per bucket; bars sum to the step span)")
+    ax.set_title(title or f"{rep.meta.get('path', '')}: time per step by bucket", fontsize=10)
+    ax.legend(fontsize=8, ncol=4, loc="upper right", framealpha=0.9)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str | None = None):
+    """One step's GPU ops, one row per (device, stream), coloured by bucket; x in ms from step start."""
+    plt = _plt()
+    st = rep.steps
+    ranks = sorted(st["rank"].unique())
+    rank = ranks[0] if rank is None else rank
+    row = st[(st["rank"] == rank) & (st["index"] == step)]
+    if not len(row):
+        from ..errors import TraceError
+        raise TraceError(f"--step {step}: no such step (steps are 0..{int(st['index'].max())})")
+    sid = int(row.index[0])
+    t0 = int(row["start_ns"].iloc[0])
+    parts = []
+    for tab in (rep.kernels, rep.memops):
+        if len(tab):
+            m = tab["step"].to_numpy() == sid
+            parts.append(tab.loc[m, ["start_ns", "end_ns", "device", "stream", "bucket"]])
+    import pandas as pd
+
+    ops = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    lanes = sorted({(int(d), int(s)) for d, s in zip(ops["device"], ops["stream"])}) if len(ops) else []
+    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * max(len(lanes), 1)), dpi=110)
+    for li, (d, s) in enumerate(lanes):
+        m = (ops["device"] == d) & (ops["stream"] == s)
+        o = ops[m]
+        for b, g in o.groupby(o["bucket"].astype(str)):
+            spans = list(zip((g["start_ns"] - t0) / 1e6, (g["end_ns"] - g["start_ns"]) / 1e6))
+            ax.broken_barh(spans, (li - 0.4, 0.8), facecolors=COLORS.get(b, COLORS["other"]))
+    ax.set_yticks(range(len(lanes)), [f"GPU{d} stream {s}" for d, s in lanes], fontsize=8)
+    ax.set_xlabel("ms from step start")
+    name = row["name"].iloc[0]
+    ax.set_title(title or f"step {step} ({name}, {row['kind'].iloc[0]}): "
+                 f"span {row['span_ns'].iloc[0] / 1e6:.3f} ms", fontsize=10, loc="left")
+    present = [b for b in COLORS if len(ops) and (ops["bucket"].astype(str) == b).any()]
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=COLORS[b], label=b) for b in present], fontsize=8,
+              ncol=min(len(present), 8), loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.set_xlim(0, row["span_ns"].iloc[0] / 1e6)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def save(fig, path: str) -> None:
+    fig.savefig(path, bbox_inches="tight")
+    _plt().close(fig)

@@ -1,0 +1,116 @@
+"""Terminal report, at most 100 columns wide."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import Report
+from .fmt import EVIDENCE_TEXT, bound, dur, ms, pct, trace_line, trunc
+
+WIDTH = 100
+KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
+
+
+def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
+    out: list[str] = []
+    w = out.append
+    w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
+    counts = rep.summary.get("step_counts", {})
+    ctext = ", ".join(f"{n} {k}" for k, n in counts.items())
+    w(trunc(f"steps: {sum(counts.values())} ({ctext}) from {EVIDENCE_TEXT.get(rep.evidence, rep.evidence)}", WIDTH))
+    for kind in KIND_ORDER:
+        d = rep.summary.get("by_kind", {}).get(kind)
+        if not d:
+            continue
+        w("")
+        out.extend(_kind_block(rep, kind, d))
+    if per_step:
+        w("")
+        out.extend(step_table(rep))
+    if rep.notes:
+        w("")
+        w("notes:")
+        for n in rep.notes:
+            out.extend(_wrap("- " + n, WIDTH, "  "))
+    return "\n".join(out) + "\n"
+
+
+def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
+    out = []
+    w = out.append
+    k = rep.kind_steps(kind)
+    flags = []
+    if d["warmup_steps"]:
+        flags.append(f"{d['warmup_steps']} warm-up excluded")
+    if d["outlier_steps"]:
+        flags.append(f"{d['outlier_steps']} outlier(s)")
+    ftxt = f" ({', '.join(flags)})" if flags else ""
+    w(trunc(f"{kind.upper()}  {d['steps']} step(s){ftxt} · median span {dur(d['median_span_ns'])} · "
+            f"p90 {dur(d['p90_span_ns'])} · idle {pct(d['idle_share'])}", WIDTH))
+    w(f"{'per step (mean, ms)':<21}{'time':>9}{'share':>7}{'exposed':>9}{'share':>7}{'count':>7}"
+      f"{'bound if removed':>18}{'p90':>8}")
+    n = max(len(k), 1)
+    for b in rep.buckets:
+        t = k[f"{b}_time_ns"].sum() / n
+        x = k[f"{b}_exposed_ns"].sum() / n
+        c = k[f"{b}_count"].sum() / n
+        label = b + (" (unclassified)" if b == "other" else "")
+        w(f"{label:<21}{ms(t):>9}{pct(d['bucket_share'][b]):>7}{ms(x):>9}"
+          f"{pct(d['exposed_share'][b]):>7}{c:>7.0f}{'≤ ' + bound(d['speedup_bound_if_removed'][b]):>18}"
+          f"{bound(d['speedup_bound_if_removed_p90'][b]):>8}")
+    ov = k["overlap_ns"].sum() / n
+    idle = k["idle_ns"].sum() / n
+    span = k["span_ns"].sum() / n
+    w(f"{'overlapped':<21}{'':>16}{ms(ov):>9}{pct(d['overlap_share']):>7}")
+    w(f"{'idle':<21}{'':>16}{ms(idle):>9}{pct(d['idle_share']):>7}")
+    w(f"{'span':<21}{'':>16}{ms(span):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
+    for key, v in (d.get("what_if") or {}).items():
+        w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
+                f"(p90 {bound(v['speedup_bound_p90'])})", WIDTH))
+    colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}
+    if colls:
+        parts = [f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()]
+        w(trunc("communication per step: " + ", ".join(parts), WIDTH))
+    if "expected_all_reduce_per_step" in (d.get("collectives") or {}):
+        c = d["collectives"]
+        w(f"expected {c['expected_all_reduce_per_step']} all-reduce per step for --layers "
+          f"{c['expected_all_reduce_per_step'] // 2} (2 per layer): difference {c['all_reduce_difference']:+.0f}")
+    out.extend(top_kernels(rep, kind, k))
+    return out
+
+
+def top_kernels(rep: Report, kind: str, k: pd.DataFrame, top: int = 3) -> list[str]:
+    """Heaviest kernels per bucket inside this kind's steps: total time per step and count."""
+    rows = rep.steps.index[rep.steps["kind"] == kind]
+    rows = rows[~rep.steps.loc[rows, "warmup"].to_numpy()] if (~rep.steps.loc[rows, "warmup"]).any() else rows
+    kk = rep.kernels[np.isin(rep.kernels["step"].to_numpy(), rows.to_numpy())]
+    if not len(kk):
+        return []
+    n = max(len(rows), 1)
+    g = kk.assign(d=kk["end_ns"] - kk["start_ns"]).groupby(["bucket", "name"], observed=True)["d"] \
+        .agg(["sum", "size"]).reset_index()
+    out = [f"top kernels per bucket ({kind}, per step):"]
+    for b in rep.buckets:
+        gb = g[g["bucket"].astype(str) == b].nlargest(top, "sum")
+        for _, r in gb.iterrows():
+            out.append(trunc(f"  {b:<13} {ms(r['sum'] / n):>8} ms {r['size'] / n:>5.0f}x  {r['name']}", WIDTH))
+    return out
+
+
+def step_table(rep: Report) -> list[str]:
+    main = [b for b in ("linear", "attention", "communication", "cast") if b in rep.buckets]
+    hdr = f"{'rank':>4} {'#':>4} {'name':<18}{'kind':<8}{'span':>8}{'busy':>8}{'idle':>8}" + \
+        "".join(f"{b[:6]:>8}" for b in main) + "  flags"
+    out = ["per step (ms; bucket columns are exposed time):", hdr]
+    for _, r in rep.steps.iterrows():
+        flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
+        out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 17):<18}{r['kind']:<8}"
+                   f"{ms(r['span_ns']):>8}{ms(r['busy_ns']):>8}{ms(r['idle_ns']):>8}"
+                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags}")
+    return out
+
+
+def _wrap(text: str, width: int, indent: str) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent=indent) or [""]
