@@ -56,6 +56,7 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=_op_step(st, "memop", len(trace.memops)))
     notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes
+    notes += _skew_notes(summary)
     other = summary.get("bucket_share", {}).get("other")
     if other is not None:
         notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
@@ -71,3 +72,23 @@ def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:
     m = (st.ops["kind"] == kind).to_numpy()
     out[st.ops["src"].to_numpy()[m]] = st.ops["step"].to_numpy()[m]
     return out
+
+
+def _skew_notes(summary: dict[str, Any]) -> list[str]:
+    """Say when one rank's exposed communication is mostly waiting for another rank: NCCL kernels
+    start when launched and spin until every rank has arrived, so a rank that launches late shows
+    as idle while the others show long collectives."""
+    by_rank = summary.get("by_rank") or {}
+    kind = summary.get("kind")
+    rows = [(r, k[kind]) for r, k in by_rank.items() if kind in k]
+    if len(rows) < 2:
+        return []
+    comm = {r: d["exposed_share"].get("communication", 0.0) for r, d in rows}
+    idle = {r: d["idle_share"] for r, d in rows}
+    hi, lo = max(comm, key=comm.get), min(comm, key=comm.get)
+    if comm[hi] - comm[lo] < 0.2:
+        return []
+    return [f"ranks disagree on communication in {kind} steps: rank {hi} {comm[hi]:.0%} exposed, rank {lo} "
+            f"{comm[lo]:.0%} (idle {idle[lo]:.0%}). Collectives wait for the slowest rank, so most of rank "
+            f"{hi}'s communication time is waiting for rank {lo} to launch its kernels; look at rank {lo}'s "
+            "idle time (CPU launch overhead, CUDA graphs) before tuning NCCL"]

@@ -231,6 +231,17 @@ def summarize(bd: Breakdown, what_if: dict[str, float] | None = None, layers: in
                                                    "speedup_bound_p90": _p90(v)}
         d["collectives"] = _collective_summary(bd, k, layers)
         out["by_kind"][kind] = d
+    ranks = sorted(int(r) for r in tab["rank"].unique())
+    if len(ranks) > 1:
+        out["by_rank"] = {}
+        for r in ranks:
+            sub = Breakdown(steps=tab[tab["rank"] == r], collectives=bd.collectives[bd.collectives["rank"] == r]
+                            if len(bd.collectives) else bd.collectives, buckets=bd.buckets)
+            per = summarize(sub, what_if=what_if, layers=layers)
+            out["by_rank"][r] = {kind: {key: v[key] for key in ("steps", "median_span_ns", "idle_share",
+                                                                "bucket_share", "exposed_share",
+                                                                "speedup_bound_if_removed", "collectives")}
+                                 for kind, v in per["by_kind"].items()}
     main = "decode" if "decode" in out["by_kind"] else (next(iter(out["by_kind"]), None))
     out["kind"] = main
     if main:

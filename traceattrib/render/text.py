@@ -17,6 +17,9 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
     counts = rep.summary.get("step_counts", {})
     ctext = ", ".join(f"{n} {k}" for k, n in counts.items())
+    nranks = rep.steps["rank"].nunique()
+    if nranks > 1:
+        ctext += f", over {nranks} ranks"
     w(trunc(f"steps: {sum(counts.values())} ({ctext}) from {EVIDENCE_TEXT.get(rep.evidence, rep.evidence)}", WIDTH))
     for kind in KIND_ORDER:
         d = rep.summary.get("by_kind", {}).get(kind)
@@ -24,6 +27,9 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
             continue
         w("")
         out.extend(_kind_block(rep, kind, d))
+    if rep.summary.get("by_rank"):
+        w("")
+        out.extend(rank_table(rep))
     if per_step:
         w("")
         out.extend(step_table(rep))
@@ -94,6 +100,20 @@ def top_kernels(rep: Report, kind: str, k: pd.DataFrame, top: int = 3) -> list[s
         gb = g[g["bucket"].astype(str) == b].nlargest(top, "sum")
         for _, r in gb.iterrows():
             out.append(trunc(f"  {b:<13} {ms(r['sum'] / n):>8} ms {r['size'] / n:>5.0f}x  {r['name']}", WIDTH))
+    return out
+
+
+def rank_table(rep: Report) -> list[str]:
+    """Per rank and kind: median span, exposed share of the main buckets, communication bound."""
+    main = [b for b in ("linear", "attention", "communication", "cast") if b in rep.buckets]
+    out = ["per rank (exposed share of span):",
+           f"{'rank':>4} {'kind':<8}{'steps':>6}{'median span':>13}" + "".join(f"{b[:11]:>12}" for b in main)
+           + f"{'idle':>8}{'comm bound':>12}"]
+    for r, kinds in rep.summary["by_rank"].items():
+        for kind, d in kinds.items():
+            out.append(f"{r:>4} {kind:<8}{d['steps']:>6}{dur(d['median_span_ns']):>13}"
+                       + "".join(f"{pct(d['exposed_share'].get(b, 0)):>12}" for b in main)
+                       + f"{pct(d['idle_share']):>8}{'≤ ' + bound(d['speedup_bound_if_removed'].get('communication', 1.0)):>12}")
     return out
 
 
