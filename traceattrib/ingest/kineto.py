@@ -614,19 +614,17 @@ def _categorical(values: list) -> pd.Categorical:
 
 def _cat_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
     """Categorical of values[codes] (code -1: missing) holding only the values used, sorted, like
-    `.astype("category")` of the equivalent object array; equal values at distinct codes merge."""
+    `.astype("category")` of the equivalent object array; equal values at distinct codes merge.
+    O(rows) plus a sort of the distinct values."""
     if not codes.size:
         return pd.Categorical(np.array([], dtype=object))
-    used, inv = np.unique(codes, return_inverse=True)
-    inv = inv.reshape(-1)
-    missing = used[0] < 0
-    if missing:
-        used = used[1:]
-    cats, to_cat = np.unique(np.asarray(values, dtype=object)[used], return_inverse=True)
-    new = to_cat.reshape(-1)
-    if missing:
-        new = np.concatenate([[-1], new])
-    return pd.Categorical.from_codes(new[inv], categories=pd.Index(cats, dtype=object))
+    values = np.asarray(values, dtype=object)
+    shifted = np.asarray(codes, dtype=np.int64) + 1  # 0: missing
+    used = np.flatnonzero(np.bincount(shifted, minlength=values.size + 1)[1:])
+    cats, to_cat = np.unique(values[used], return_inverse=True)
+    remap = np.full(values.size + 1, -1, dtype=np.int64)
+    remap[used + 1] = to_cat.reshape(-1)
+    return pd.Categorical.from_codes(remap[shifted], categories=pd.Index(list(cats)))
 
 
 def _take(values: pd.Categorical, idx: np.ndarray) -> pd.Categorical:
