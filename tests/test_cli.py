@@ -230,3 +230,39 @@ def test_export_parquet(capsys, tmp_path):
     k = pd.read_parquet(tmp_path / "out" / "kernels.parquet")
     assert len(k) == 6548 and {"start_ns", "end_ns", "name", "op"} <= set(k.columns)
     assert json.loads((tmp_path / "out" / "meta.json").read_text())["format"] == "torch"
+
+
+def test_classify_command(capsys):
+    rc, out, _ = run(capsys, "classify", TORCH, "--format", "json", "--top", "0")
+    rows = json.loads(out)
+    assert {"name", "bucket", "rule", "total_ns", "count", "share"} <= set(rows[0])
+    assert abs(sum(r["share"] for r in rows) - 1.0) < 1e-9
+    assert rows == sorted(rows, key=lambda r: -r["total_ns"])
+    by = {r["bucket"] for r in rows}
+    assert {"linear", "attention", "cast", "elementwise"} <= by
+    rc, out, _ = run(capsys, "classify", EAGER, "--top", "5")
+    assert rc == 0 and "unclassified (other):" in out and "... " in out
+
+
+def test_explain_command(capsys, monkeypatch):
+    import io
+    names = ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+             "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_splitK_TNT", "multimem_all_reduce_kernel"]
+    rc, out, _ = run(capsys, "explain", *names, "--format", "json")
+    got = json.loads(out)
+    assert [g["bucket"] for g in got] == ["communication", "linear", "communication"]
+    assert all(g["rule"] for g in got)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(names) + "\n"))
+    rc, out2, _ = run(capsys, "explain", "-", "--format", "json")
+    assert json.loads(out2) == got
+
+
+def test_user_rules_file(capsys, tmp_path):
+    rules = tmp_path / "mine.toml"
+    rules.write_text('[[rule]]\nname = "my-gemv"\nbucket = "other"\nkernel = "^nvjet_"\n')
+    rc, out, _ = run(capsys, "explain", "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "--rules", str(rules))
+    assert rc == 0 and out.split()[:2] == ["other", "my-gemv"]
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[rule]]\nname = "x"\nbucket = "gemm"\nkernel = "a"\n')
+    rc, _, err = run(capsys, "report", EAGER, "--rules", str(bad))
+    assert_one_line_error(rc, err, "bad.toml")

@@ -177,3 +177,24 @@ def test_bound_formulas():
     assert bound_if_removed(np.array([100.0]), np.array([25.0]))[0] == pytest.approx(100 / 75)
     assert bound_if_faster(np.array([100.0]), np.array([25.0]), 2)[0] == pytest.approx(100 / 87.5)
     assert np.isinf(bound_if_removed(np.array([100.0]), np.array([100.0]))[0])
+
+
+def test_public_sglang_step_is_prefill():
+    from conftest import PUBLIC
+    p = PUBLIC / "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz"
+    if not p.exists():
+        pytest.skip("../shared/traces is absent")
+    rep = analyze(read(str(p)))
+    # SGLang names its steps execute_<tokens>_context_<n>(...)_generation_<m>(...) and step[EXTEND ...]
+    assert rep.evidence == "annotations"
+    assert list(rep.steps["kind"]) == ["prefill"]
+
+
+def test_name_kinds():
+    from traceattrib.steps import name_kind
+    assert name_kind("decode_step_3") == "decode"
+    assert name_kind("prefill") == "prefill"
+    assert name_kind("step[EXTEND bs=15 toks=15360]") == "prefill"
+    assert name_kind("mixed_batch_7") == "mixed"
+    assert name_kind("execute_4_context_2(x)_generation_2(y)") == "mixed"
+    assert name_kind("ProfilerStep#4") == "unknown"

@@ -182,15 +182,15 @@ def export(file, outdir, no_cache, cache_dir):
 @with_cache
 def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cache, cache_dir):
     """Compare two traces (any formats): per bucket time and exposed time, before and after."""
-    from . import diff as d
     from .analysis import analyze
+    from .diff import diff as compare, slower_than
     from .render import diff as r
 
     rl = _rules(rules)
     reps = [analyze(_load(f, no_cache, cache_dir), steps_regex=steps_regex, rules=rl) for f in (before, after)]
-    res = d.diff(*reps)
+    res = compare(*reps)
     _emit({"text": r.render_text, "md": r.render_md, "json": r.render_json}[fmt](res), output)
-    if fail_if_slower is not None and d.slower_than(res, fail_if_slower):
+    if fail_if_slower is not None and slower_than(res, fail_if_slower):
         k = res["kinds"]["decode"]
         click.echo(f"traceattrib: median decode step slower by {k['median_span_change']:.1%} "
                    f"(limit {fail_if_slower:g}%)", err=True)

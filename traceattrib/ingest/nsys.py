@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import quote
 
 import numpy as np
@@ -38,6 +40,15 @@ NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
+# columns each table is read for (the keys `_Db.prefetch` and `_Db.select` share)
+KERNEL_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
+               "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"]
+MEMOP_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "graphNodeId"]
+MEMCPY_WANT = MEMOP_WANT + ["copyKind"]
+LAUNCH_WANT = ["start", "end", "globalTid", "correlationId", "nameId"]
+NVTX_WANT = ["start", "end", "eventType", "text", "textId", "globalTid", "domainId"]
+GRAPH_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId", "graphExecId"]
+
 
 def is_sqlite(path: str) -> bool:
     with open(path, "rb") as f:
@@ -56,37 +67,170 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 class _Db:
-    """Probed view of one export: which tables and columns exist."""
+    """Probed view of one export: which tables and columns exist.
+
+    Integer columns are fetched without one Python object per value: worker threads (each with
+    its own read-only connection; sqlite3 releases the GIL while a statement runs) aggregate
+    rowid ranges of a table with group_concat, and pyarrow parses the text into int64 arrays.
+    `prefetch` queues that work so the large tables load in parallel while earlier ones are built.
+    """
+
+    CHUNK_ROWS = 1 << 18  # rowids per group_concat query
 
     def __init__(self, con: sqlite3.Connection, path: str):
         self.con, self.path = con, path
         self.tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
         self._cols: dict[str, list[str]] = {}
+        self._info: dict[str, dict[str, tuple[str, bool]]] = {}
+        self._pending: dict[tuple[str, tuple[str, ...]], list] = {}
+        self._pool = None
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
 
     def has(self, table: str) -> bool:
         return table in self.tables
 
     def cols(self, table: str) -> list[str]:
         if table not in self._cols:
-            self._cols[table] = [r[1] for r in self.con.execute(f"pragma table_info('{table}')")]
+            info = list(self.con.execute(f"pragma table_info('{table}')"))
+            self._cols[table] = [r[1] for r in info]
+            self._info[table] = {r[1]: (str(r[2] or ""), bool(r[3])) for r in info}
         return self._cols[table]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        for c in self._conns:
+            c.close()
+        self._conns.clear()
+
+    # -- fast integer columns ------------------------------------------------------------------
+
+    def _int_cols(self, table: str, have: list[str]) -> list[str]:
+        """Columns with INTEGER affinity (SQLite's rule: the declared type contains "INT")."""
+        self.cols(table)
+        return [c for c in have if "INT" in self._info[table][c][0].upper()]
+
+    def _worker_con(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = sqlite3.connect(f"file:{quote(os.path.abspath(self.path))}?mode=ro&immutable=1", uri=True,
+                                  check_same_thread=False)
+            con.text_factory = bytes
+            self._local.con = con
+            with self._lock:
+                self._conns.append(con)
+        return con
+
+    def prefetch(self, table: str, wanted: list[str]) -> None:
+        """Start loading the integer columns of `table` in the background (no-op when absent)."""
+        key = (table, tuple(wanted))
+        if key in self._pending or not self.has(table):
+            return
+        have = [c for c in wanted if c in self.cols(table)]
+        ints = self._int_cols(table, have)
+        if not ints:
+            return
+        try:
+            lo, hi = self.con.execute(f"select min(rowid), max(rowid) from {table}").fetchone()
+        except sqlite3.DatabaseError:
+            return  # e.g. a WITHOUT ROWID table: the plain path reads it
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
+                                            thread_name_prefix="traceattrib-sqlite")
+        futures = []
+        if lo is not None:
+            for a in range(lo, hi + 1, self.CHUNK_ROWS):
+                futures.append(self._pool.submit(self._fetch_chunk, table, ints, a, min(a + self.CHUNK_ROWS, hi + 1)))
+        self._pending[key] = [ints, futures]
+
+    def _fetch_chunk(self, table: str, ints: list[str], a: int, b: int):
+        """One rowid range [a, b) of integer columns; None where a column is not all integers."""
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        info = self._info[table]
+        # the separator is a literal newline: char(10) would be evaluated once per row
+        agg = ", ".join(f"group_concat({c}, '\n')" if info[c][1] else f"group_concat(ifnull({c}, ''), '\n')"
+                        for c in ints)
+        row = self._worker_con().execute(
+            f"select count(*), {agg} from {table} where rowid >= {a} and rowid < {b}").fetchone()
+        n, texts = row[0], row[1:]
+        out = {}
+        for c, text in zip(ints, texts):
+            if n == 0:
+                out[c] = np.empty(0, np.int64)
+                continue
+            if text is None:  # a NOT NULL column cannot aggregate to NULL over n > 0 rows
+                out[c] = None
+                continue
+            try:
+                col = pcsv.read_csv(
+                    pa.py_buffer(text + b"\n"),
+                    read_options=pcsv.ReadOptions(column_names=["v"], use_threads=False, block_size=1 << 26),
+                    parse_options=pcsv.ParseOptions(ignore_empty_lines=False, quote_char=False),
+                    convert_options=pcsv.ConvertOptions(column_types={"v": pa.int64()}, null_values=[""],
+                                                        strings_can_be_null=False)).column(0)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                out[c] = None  # REAL or TEXT values: read this column the plain way
+                continue
+            if len(col) != n:
+                out[c] = None
+                continue
+            # like _to_array: int64 without NULLs, float64 with NaN for NULLs
+            out[c] = col.to_numpy(zero_copy_only=False) if col.null_count else \
+                col.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        return out
+
+    def _collect(self, key) -> dict[str, np.ndarray | None]:
+        ints, futures = self._pending.pop(key)
+        parts = [f.result() for f in futures]
+        out = {}
+        for c in ints:
+            arrs = [p[c] for p in parts]
+            if any(a is None for a in arrs):
+                out[c] = None
+            elif not arrs:
+                out[c] = np.empty(0, np.int64)
+            else:
+                out[c] = np.concatenate(arrs) if len(arrs) > 1 else arrs[0]
+        return out
+
+    # ------------------------------------------------------------------------------------------
 
     def select(self, table: str, wanted: list[str], where: str = "") -> dict[str, np.ndarray]:
         """Columns of `table` as numpy arrays; columns the table lacks come back as None."""
         have = [c for c in wanted if c in self.cols(table)]
         if not have:
             return {c: None for c in wanted}
-        sql = f"select {', '.join(have)} from {table} {where}"
+        out: dict[str, np.ndarray] = {c: None for c in wanted}
+        fast: dict[str, np.ndarray | None] = {}
+        if not where:
+            self.prefetch(table, wanted)
+            key = (table, tuple(wanted))
+            if key in self._pending:
+                try:
+                    fast = self._collect(key)
+                except sqlite3.DatabaseError as e:
+                    raise TraceError(f"{self.path}: cannot read table {table} ({e})") from None
+        for c, a in fast.items():
+            if a is not None:
+                out[c] = a
+        rest = [c for c in have if fast.get(c) is None]
+        if not rest:
+            return out
+        sql = f"select {', '.join(rest)} from {table} {where}"
         try:
             rows = self.con.execute(sql).fetchall()
         except sqlite3.DatabaseError as e:
             raise TraceError(f"{self.path}: cannot read table {table} ({e})") from None
-        out: dict[str, np.ndarray] = {c: None for c in wanted}
         if rows:
             cols = list(zip(*rows))
         else:
-            cols = [() for _ in have]
-        for c, vals in zip(have, cols):
+            cols = [() for _ in rest]
+        for c, vals in zip(rest, cols):
             out[c] = _to_array(vals)
         return out
 
@@ -159,6 +303,7 @@ def read(path: str, require_gpu: bool = True) -> Trace:
     without `-t cuda`); `traceattrib info` passes False to describe such files anyway.
     """
     con = connect(path)
+    db = None
     try:
         db = _Db(con, path)
         nsys_markers = {"StringIds", "TARGET_INFO_GPU", "ThreadNames", "ProcessStreams"}
@@ -169,6 +314,11 @@ def read(path: str, require_gpu: bool = True) -> Trace:
             what = "CUDA API calls but no GPU activity" if db.has(RUNTIME_TABLE) else "no CUDA activity"
             raise TraceError(f"{path}: Nsight Systems export with {what}; "
                              "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
+        # the big tables load in worker threads while the main thread builds the earlier ones
+        for table, want in ((KERNEL_TABLE, KERNEL_WANT), (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT),
+                            (MEMCPY_TABLE, MEMCPY_WANT), (MEMSET_TABLE, MEMOP_WANT), (GRAPH_TABLE, GRAPH_WANT),
+                            (NVTX_TABLE, NVTX_WANT)):
+            db.prefetch(table, want)
         strings = db.strings()
         kernels = _kernels(db, strings)
         memops = _memops(db)
@@ -177,6 +327,8 @@ def read(path: str, require_gpu: bool = True) -> Trace:
         graphs = _graphs(db)
         meta = _meta(db, kernels)
     finally:
+        if db is not None:
+            db.close()
         con.close()
     _assign_ranks([kernels, memops, launches, ranges, graphs], meta)
     notes = meta.setdefault("notes", [])
@@ -190,9 +342,7 @@ def read(path: str, require_gpu: bool = True) -> Trace:
 def _kernels(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     if not db.has(KERNEL_TABLE):
         return empty(KERNEL_COLUMNS)
-    want = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
-            "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"]
-    c = db.select(KERNEL_TABLE, want)
+    c = db.select(KERNEL_TABLE, KERNEL_WANT)
     n = len(c["start"]) if c["start"] is not None else 0
     if n == 0:
         return empty(KERNEL_COLUMNS)
@@ -218,9 +368,8 @@ def _kernels(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
 
 def _memops(db: _Db) -> pd.DataFrame:
     parts = []
-    common = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "graphNodeId"]
     if db.has(MEMCPY_TABLE):
-        c = db.select(MEMCPY_TABLE, common + ["copyKind"])
+        c = db.select(MEMCPY_TABLE, MEMCPY_WANT)
         n = len(c["start"]) if c["start"] is not None else 0
         if n:
             kinds = _int(c["copyKind"], n)
@@ -232,7 +381,7 @@ def _memops(db: _Db) -> pd.DataFrame:
                 "correlation": _int(c["correlationId"], n), "pid": _pid(_int(c["globalPid"], n)),
                 "graph_node_id": _nullable(c["graphNodeId"], n)}))
     if db.has(MEMSET_TABLE):
-        c = db.select(MEMSET_TABLE, common)
+        c = db.select(MEMSET_TABLE, MEMOP_WANT)
         n = len(c["start"]) if c["start"] is not None else 0
         if n:
             parts.append(pd.DataFrame({
@@ -251,7 +400,7 @@ def _launches(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     for table in (RUNTIME_TABLE, DRIVER_TABLE):
         if not db.has(table):
             continue
-        c = db.select(table, ["start", "end", "globalTid", "correlationId", "nameId"])
+        c = db.select(table, LAUNCH_WANT)
         n = len(c["start"]) if c["start"] is not None else 0
         if not n:
             continue
@@ -269,8 +418,7 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     if not db.has(NVTX_TABLE):
         return empty(RANGE_COLUMNS)
     cols = db.cols(NVTX_TABLE)
-    want = ["start", "end", "eventType", "text", "textId", "globalTid", "domainId"]
-    c = db.select(NVTX_TABLE, want)
+    c = db.select(NVTX_TABLE, NVTX_WANT)
     n = len(c["start"]) if c["start"] is not None else 0
     if not n:
         return empty(RANGE_COLUMNS)
@@ -313,8 +461,7 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
 def _graphs(db: _Db) -> pd.DataFrame:
     if not db.has(GRAPH_TABLE):
         return empty(GRAPH_COLUMNS)
-    c = db.select(GRAPH_TABLE, ["start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                "graphId", "graphExecId"])
+    c = db.select(GRAPH_TABLE, GRAPH_WANT)
     n = len(c["start"]) if c["start"] is not None else 0
     if not n:
         return empty(GRAPH_COLUMNS)

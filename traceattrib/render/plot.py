@@ -15,21 +15,19 @@ COLORS = {
 }
 
 
-def _plt():
-    import matplotlib
+def _subplots(figsize):
+    """A figure without pyplot: no GUI backend, nothing global, works headless and in notebooks."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=figsize, dpi=110)
+    return fig, fig.add_subplot()
 
 
 def steps_figure(rep: Report, title: str | None = None):
     """One stacked bar per step: exposed time per bucket, overlapped, idle (ms); sums to the span."""
-    plt = _plt()
     st = rep.steps
     n = len(st)
-    fig, ax = plt.subplots(figsize=(min(4 + 0.28 * n, 18), 4.8), dpi=110)
+    fig, ax = _subplots((min(4 + 0.28 * n, 18), 4.8))
     x = np.arange(n)
     bottom = np.zeros(n)
     layers = [(b, st[f"{b}_exposed_ns"].to_numpy() / 1e6) for b in rep.buckets]
@@ -58,7 +56,6 @@ def steps_figure(rep: Report, title: str | None = None):
 
 def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str | None = None):
     """One step's GPU ops, one row per (device, stream), coloured by bucket; x in ms from step start."""
-    plt = _plt()
     st = rep.steps
     ranks = sorted(st["rank"].unique())
     rank = ranks[0] if rank is None else rank
@@ -77,7 +74,7 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
 
     ops = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     lanes = sorted({(int(d), int(s)) for d, s in zip(ops["device"], ops["stream"])}) if len(ops) else []
-    fig, ax = plt.subplots(figsize=(12, 1.2 + 0.45 * max(len(lanes), 1)), dpi=110)
+    fig, ax = _subplots((12, 1.2 + 0.45 * max(len(lanes), 1)))
     for li, (d, s) in enumerate(lanes):
         m = (ops["device"] == d) & (ops["stream"] == s)
         o = ops[m]
@@ -102,4 +99,3 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
 
 def save(fig, path: str) -> None:
     fig.savefig(path, bbox_inches="tight")
-    _plt().close(fig)
