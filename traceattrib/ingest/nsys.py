@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from ..errors import TraceError
 from ..model import (GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
@@ -131,10 +132,13 @@ class _Db:
             return
         have = [c for c in wanted if c in self.cols(table)]
         ints = self._int_cols(table, have)
-        if not ints:
-            return
+        if not ints or {c.lower() for c in self.cols(table)} & {"rowid", "oid", "_rowid_"}:
+            return  # (a column named like the rowid would shadow it in the range queries)
         try:
-            lo, hi = self.con.execute(f"select min(rowid), max(rowid) from {table}").fetchone()
+            # two statements: SQLite answers a lone min() or max() of the rowid from the b-tree,
+            # but both in one statement scan the whole table
+            lo = self.con.execute(f"select min(rowid) from {table}").fetchone()[0]
+            hi = self.con.execute(f"select max(rowid) from {table}").fetchone()[0]
         except sqlite3.DatabaseError:
             return  # e.g. a WITHOUT ROWID table: the plain path reads it
         if self._pool is None:
@@ -260,13 +264,26 @@ def _ids_to_category(ids: np.ndarray, strings: dict[int, str]) -> pd.Categorical
         return pd.Categorical(pd.Series(ids).fillna("").astype(str))
     if ids.dtype.kind == "f":
         ids = np.nan_to_num(ids, nan=-1).astype(np.int64)
-    uniq, inv = np.unique(ids, return_inverse=True)
+    uniq, inv = _unique_inverse(ids.astype(np.int64, copy=False))
     cats = [strings.get(int(i), "" if i < 0 else f"<string {int(i)}>") for i in uniq]
     # distinct ids can hold equal text; from_codes needs unique categories
     cat_index = pd.Index(cats)
     if cat_index.is_unique:
-        return pd.Categorical.from_codes(inv.reshape(-1), categories=cat_index)
-    return pd.Categorical(np.asarray(cats, dtype=object)[inv.reshape(-1)])
+        return pd.Categorical.from_codes(inv, categories=cat_index)
+    return pd.Categorical(np.asarray(cats, dtype=object)[inv])
+
+
+def _unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(ids, return_inverse=True) in O(n) when the ids are small (string ids are)."""
+    if ids.size and ids.min() >= -1 and ids.max() < max(4 * ids.size, 1 << 16):
+        shifted = ids + 1
+        present = np.bincount(shifted)
+        used = np.flatnonzero(present)
+        remap = np.zeros(present.size, dtype=np.int64)
+        remap[used] = np.arange(used.size)
+        return used - 1, remap[shifted]
+    uniq, inv = np.unique(ids, return_inverse=True)
+    return uniq, inv.reshape(-1)
 
 
 def _pid(global_id: np.ndarray) -> np.ndarray:
@@ -285,7 +302,7 @@ def _nullable(a: np.ndarray | None, n: int) -> pd.arrays.IntegerArray:
     if a.dtype.kind == "f":
         mask = np.isnan(a)
         return pd.arrays.IntegerArray(np.where(mask, 0, a).astype(np.int64), mask)
-    return pd.arrays.IntegerArray(a.astype(np.int64), np.zeros(len(a), bool))
+    return pd.arrays.IntegerArray(a.astype(np.int64, copy=False), np.zeros(len(a), bool))
 
 
 def _int(a: np.ndarray | None, n: int, fill: int = 0) -> np.ndarray:
@@ -293,7 +310,7 @@ def _int(a: np.ndarray | None, n: int, fill: int = 0) -> np.ndarray:
         return np.full(n, fill, dtype=np.int64)
     if a.dtype.kind == "f":
         return np.nan_to_num(a, nan=fill).astype(np.int64)
-    return a.astype(np.int64)
+    return a.astype(np.int64, copy=False)
 
 
 def read(path: str, require_gpu: bool = True) -> Trace:
@@ -315,9 +332,10 @@ def read(path: str, require_gpu: bool = True) -> Trace:
             raise TraceError(f"{path}: Nsight Systems export with {what}; "
                              "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
         # the big tables load in worker threads while the main thread builds the earlier ones
-        for table, want in ((KERNEL_TABLE, KERNEL_WANT), (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT),
-                            (MEMCPY_TABLE, MEMCPY_WANT), (MEMSET_TABLE, MEMOP_WANT), (GRAPH_TABLE, GRAPH_WANT),
-                            (NVTX_TABLE, NVTX_WANT)):
+        # (in the order the builders below consume them)
+        for table, want in ((KERNEL_TABLE, KERNEL_WANT), (MEMCPY_TABLE, MEMCPY_WANT), (MEMSET_TABLE, MEMOP_WANT),
+                            (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT), (NVTX_TABLE, NVTX_WANT),
+                            (GRAPH_TABLE, GRAPH_WANT)):
             db.prefetch(table, want)
         strings = db.strings()
         kernels = _kernels(db, strings)
@@ -359,7 +377,7 @@ def _kernels(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
         "block_x": _int(c["blockX"], n), "block_y": _int(c["blockY"], n), "block_z": _int(c["blockZ"], n),
         "graph_id": _nullable(c["graphId"], n),
         "graph_node_id": _nullable(c["graphNodeId"], n),
-    })
+    }, copy=False)
     # Older exports have graphNodeId but no graphId: a node id still marks a graph kernel.
     if c["graphId"] is None and c["graphNodeId"] is not None:
         df["graph_id"] = df["graph_node_id"].where(df["graph_node_id"].isna(), 0)
@@ -379,7 +397,7 @@ def _memops(db: _Db) -> pd.DataFrame:
                 .take(np.searchsorted(np.unique(kinds), kinds)) if n else [],
                 "bytes": _int(c["bytes"], n), "device": _int(c["deviceId"], n), "stream": _int(c["streamId"], n),
                 "correlation": _int(c["correlationId"], n), "pid": _pid(_int(c["globalPid"], n)),
-                "graph_node_id": _nullable(c["graphNodeId"], n)}))
+                "graph_node_id": _nullable(c["graphNodeId"], n)}, copy=False))
     if db.has(MEMSET_TABLE):
         c = db.select(MEMSET_TABLE, MEMOP_WANT)
         n = len(c["start"]) if c["start"] is not None else 0
@@ -388,7 +406,7 @@ def _memops(db: _Db) -> pd.DataFrame:
                 "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n), "kind": "memset",
                 "bytes": _int(c["bytes"], n), "device": _int(c["deviceId"], n), "stream": _int(c["streamId"], n),
                 "correlation": _int(c["correlationId"], n), "pid": _pid(_int(c["globalPid"], n)),
-                "graph_node_id": _nullable(c["graphNodeId"], n)}))
+                "graph_node_id": _nullable(c["graphNodeId"], n)}, copy=False))
     if not parts:
         return empty(MEMOP_COLUMNS)
     df = pd.concat([p.astype({"kind": str}) for p in parts], ignore_index=True)
@@ -396,7 +414,7 @@ def _memops(db: _Db) -> pd.DataFrame:
 
 
 def _launches(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
-    parts = []
+    parts, names = [], []
     for table in (RUNTIME_TABLE, DRIVER_TABLE):
         if not db.has(table):
             continue
@@ -407,11 +425,17 @@ def _launches(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
         gt = _int(c["globalTid"], n)
         parts.append(pd.DataFrame({
             "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
-            "name": _ids_to_category(c["nameId"], strings).astype(str) if c["nameId"] is not None else "",
-            "pid": _pid(gt), "tid": _tid(gt), "correlation": _int(c["correlationId"], n)}))
+            "pid": _pid(gt), "tid": _tid(gt), "correlation": _int(c["correlationId"], n)}, copy=False))
+        names.append(_ids_to_category(c["nameId"], strings) if c["nameId"] is not None else
+                     pd.Categorical.from_codes(np.zeros(n, np.int8), categories=pd.Index([""])))
     if not parts:
         return empty(LAUNCH_COLUMNS)
-    return conform(pd.concat(parts, ignore_index=True), LAUNCH_COLUMNS)
+    df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    # the names as text, categorized: every category is used, so the sorted union is the same
+    # categorical as `.astype(str)` of each part then `.astype("category")` of the whole
+    df["name"] = union_categoricals(names, sort_categories=True) if len(names) > 1 else \
+        names[0].reorder_categories(names[0].categories.sort_values())
+    return conform(df, LAUNCH_COLUMNS)
 
 
 def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
@@ -453,7 +477,7 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
         "domain": pd.Categorical([domain_names.get(int(d), "") for d in dom[keep]]),
         "source": "nvtx",
         "pid": _pid(gt), "tid": _tid(gt),
-    })
+    }, copy=False)
     df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
     return conform(df, RANGE_COLUMNS)
 
@@ -469,7 +493,7 @@ def _graphs(db: _Db) -> pd.DataFrame:
         "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n), "device": _int(c["deviceId"], n),
         "stream": _int(c["streamId"], n), "correlation": _int(c["correlationId"], n),
         "pid": _pid(_int(c["globalPid"], n)), "graph_id": _nullable(c["graphId"], n),
-        "graph_exec_id": _nullable(c["graphExecId"], n)})
+        "graph_exec_id": _nullable(c["graphExecId"], n)}, copy=False)
     return conform(df, GRAPH_COLUMNS)
 
 
