@@ -45,10 +45,7 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     mc = classify.classify_memops(trace.memops, rules)
     st = steps.find_steps(trace, steps_regex)
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
-    comm_text = trace.kernels["name"].astype(str)
-    if "op" in trace.kernels:
-        comm_text = comm_text + " | " + trace.kernels["op"].astype(str)
-    bd = attribute.breakdown(st, codes, comm_text)
+    bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
     summary = attribute.summarize(bd, what_if=what_if, layers=layers)
     summary["evidence"] = st.evidence
     kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(),
@@ -64,6 +61,20 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=bd.collectives,
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
                   options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers})
+
+
+def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
+    """Name and op chain of communication kernels (what collectives are read from), as a
+    categorical over kernels (missing for the others); strings only for communication rows."""
+    cat = pd.Categorical(bucket)
+    codes = np.full(len(kernels), -1, np.int64)
+    if "communication" not in cat.categories:
+        return pd.Categorical.from_codes(codes, categories=[])
+    comm = cat.codes == cat.categories.get_loc("communication")
+    sub = kernels.loc[comm, ["name", "op"]].astype(str)
+    keys, uniq = pd.factorize(sub["name"] + " | " + sub["op"])
+    codes[comm] = keys
+    return pd.Categorical.from_codes(codes, categories=pd.Index(uniq))
 
 
 def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .classify import BUCKETS
+from .intervals import sorted_unique
 from .steps import Steps
 
 GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
@@ -62,14 +63,19 @@ def op_buckets(steps: Steps, kernel_buckets: pd.Series, memop_buckets: pd.Series
     for kind, series in (("kernel", kernel_buckets), ("memop", memop_buckets)):
         m = (ops["kind"] == kind).to_numpy()
         if m.any():
-            b = pd.Categorical(series.astype(str).to_numpy()[ops["src"].to_numpy()[m]])
-            codes[m] = np.array([lut[c] for c in b.categories], np.int64)[b.codes]
+            cat = pd.Categorical(series)  # category codes, never one string per row
+            to_all = np.array([lut[c] for c in cat.categories], np.int64)
+            codes[m] = to_all[cat.codes[ops["src"].to_numpy()[m]]]
     codes[(ops["kind"] == "graph").to_numpy()] = lut[GRAPH_BUCKET]
     return codes
 
 
 def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None = None) -> Breakdown:
-    """Attribute every step's span to buckets from interval unions (one vectorized sweep)."""
+    """Attribute every step's span to buckets from interval unions (one vectorized sweep).
+
+    comm_names: per kernel (aligned with the kernels table), the text collectives are recognized
+    from (name, optionally with the op chain); a categorical keeps this one regex per distinct name.
+    """
     tab = steps.table.copy()
     ops = steps.ops
     nb = len(ALL_BUCKETS)
@@ -85,7 +91,7 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     base = tab["start_ns"].to_numpy(np.int64)
     s = ops["start_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
     e = ops["end_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
-    pts = np.unique(np.concatenate([s, e]))
+    pts = sorted_unique(np.concatenate([s, e]))
     time = np.zeros((nsteps, nb), np.int64)
     exposed = np.zeros((nsteps, nb), np.int64)
     busy = np.zeros(nsteps, np.int64)
@@ -137,8 +143,9 @@ def _collectives(steps: Steps, b: np.ndarray, sid: np.ndarray, comm_names: pd.Se
     if not sel.size or comm_names is None:
         return pd.DataFrame(columns=cols)
     o = ops.iloc[sel]
-    names = comm_names.to_numpy()[o["src"].to_numpy()]
-    kinds = collective_kind(pd.Series(names))
+    names = pd.Categorical(comm_names)
+    kind_of_cat = collective_kind(pd.Series(names.categories.astype(str)))
+    kinds = kind_of_cat[names.codes[o["src"].to_numpy()]]
     df = pd.DataFrame({"step": o["step"].to_numpy(), "collective": kinds,
                        "dur": (o["end_ns"] - o["start_ns"]).to_numpy()})
     g = df.groupby(["step", "collective"]).agg(count=("dur", "size"), total_ns=("dur", "sum")).reset_index()

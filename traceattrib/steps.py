@@ -73,15 +73,33 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
                                      "kind", "src", "launch_start_ns"])
     ops = pd.concat(parts, ignore_index=True)
-    la = trace.launches
-    if len(la):
-        key = la[["rank", "pid", "correlation", "start_ns"]].drop_duplicates(["rank", "pid", "correlation"])
-        key = key.rename(columns={"start_ns": "launch_start_ns"})
-        ops = ops.merge(key, how="left", on=["rank", "pid", "correlation"])
-        ops["launch_start_ns"] = ops["launch_start_ns"].fillna(-1).astype(np.int64)
-    else:
-        ops["launch_start_ns"] = np.int64(-1)
+    ops["launch_start_ns"] = launch_start(ops, trace.launches)
     return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+
+
+def launch_start(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Start of the API call that launched each op (same rank, process and correlation id), -1 if none.
+
+    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64."""
+    out = np.full(len(ops), -1, np.int64)
+    if not len(launches) or not len(ops):
+        return out
+    cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
+    fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
+        max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
+        max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
+    if not fits:  # unusual ids: the general (slower) join
+        key = launches[["rank", "pid", "correlation", "start_ns"]].drop_duplicates(["rank", "pid", "correlation"])
+        m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
+        return m["start_ns"].fillna(-1).astype(np.int64).to_numpy()
+    lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
+    ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
+    sk = lk[order]
+    pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
+    hit = sk[pos] == ok
+    out[hit] = launches["start_ns"].to_numpy(np.int64)[order[pos[hit]]]
+    return out
 
 
 def find_steps(trace: Trace, regex: str | None = None) -> Steps:
