@@ -18,6 +18,7 @@ import pandas as pd
 from . import __version__
 from .errors import TraceError
 from .model import TABLES, Trace, conform
+from .progress import ProgressFn, noop
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
 FORMAT_VERSION = 1
@@ -65,14 +66,15 @@ def read_tables(directory: str) -> Trace:
     return Trace(**tables, meta=meta)
 
 
-def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True) -> Trace:
-    """Load a trace, through the Parquet cache when allowed."""
+def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
+         progress: ProgressFn = noop) -> Trace:
+    """Load a trace, through the Parquet cache when allowed; progress(fraction, what) while parsing."""
     from .ingest import read
 
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file or directory")
     if not use_cache:
-        return read(path, require_gpu=require_gpu)
+        return read(path, require_gpu=require_gpu, progress=progress)
     root = cache_dir or default_dir()
     entry = os.path.join(root, key(path))
     if os.path.isfile(os.path.join(entry, "meta.json")):
@@ -83,7 +85,7 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
             return t
         except Exception:  # a damaged entry is rebuilt, never trusted
             shutil.rmtree(entry, ignore_errors=True)
-    t = read(path, require_gpu=require_gpu)
+    t = read(path, require_gpu=require_gpu, progress=progress)
     tmp = None
     try:  # best effort: a read-only or full cache directory only costs speed
         os.makedirs(root, exist_ok=True)

@@ -18,8 +18,11 @@ FORMATS_REPORT = ("text", "md", "json", "csv")
 
 def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True):
     from .cache import load
+    from .progress import Progress
 
-    return load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu)
+    # a bar on stderr only when it is a terminal; pipes and files get nothing
+    with Progress(f"loading {os.path.basename(path.rstrip('/')) or path}") as bar:
+        return load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar)
 
 
 def _rules(path: str | None):

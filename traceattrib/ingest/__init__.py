@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..errors import TraceError
 from ..model import TABLES, Trace, conform
+from ..progress import ProgressFn, noop
 from . import kineto, nsys
 
 TORCH_SUFFIXES = (".json", ".json.gz")
@@ -42,27 +43,31 @@ def rank_files(directory: str) -> list[str]:
     return files
 
 
-def read(path: str, require_gpu: bool = True) -> Trace:
-    """Parse a trace file or a directory of per-rank traces (no cache)."""
+def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Trace:
+    """Parse a trace file or a directory of per-rank traces (no cache).
+
+    progress(fraction, what) is called as the load advances (see traceattrib.progress)."""
     if not os.path.exists(path):
         raise TraceError(f"{path}: no such file or directory")
     if os.path.isdir(path):
-        return _read_ranks(path, require_gpu)
+        return _read_ranks(path, require_gpu, progress)
     fmt = detect(path)
     if fmt == "nsys":
-        t = nsys.read(path, require_gpu=require_gpu)
+        t = nsys.read(path, require_gpu=require_gpu, progress=progress)
     else:
-        t = kineto.read(path, require_gpu=require_gpu)
+        t = kineto.read(path, require_gpu=require_gpu, progress=progress)
+    progress(1.0, "done")
     t.meta["path"] = path
     return t
 
 
-def _read_ranks(directory: str, require_gpu: bool) -> Trace:
+def _read_ranks(directory: str, require_gpu: bool, progress: ProgressFn = noop) -> Trace:
     files = rank_files(directory)
     traces = []
     for i, f in enumerate(files):
-        t = kineto.read(f, require_gpu=require_gpu)
-        traces.append(t)
+        def part(fraction: float, what: str = "", i: int = i) -> None:
+            progress((i + fraction) / len(files), f"rank file {i + 1}/{len(files)} {what}")
+        traces.append(kineto.read(f, require_gpu=require_gpu, progress=part))
     ranks = [t.meta.get("rank") for t in traces]
     if len(set(ranks)) != len(ranks):  # no usable distributedInfo: number files in name order
         for i, t in enumerate(traces):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import zlib
 
@@ -156,7 +157,7 @@ class _Cols:
         }
 
 
-def read(path: str, require_gpu: bool = True, rank: int | None = None) -> Trace:
+def read(path: str, require_gpu: bool = True, rank: int | None = None, progress=None) -> Trace:
     """Load one Kineto JSON trace. `rank` overrides distributedInfo.rank (directory loading).
 
     Kineto's own layout is streamed: the file (or its gzip stream) is read in CHUNK_BYTES pieces
@@ -164,15 +165,17 @@ def read(path: str, require_gpu: bool = True, rank: int | None = None) -> Trace:
     holds one piece plus the kept columns, never the whole document. Any other layout, or a file
     pyarrow refuses, goes through the exact whole-file path.
     """
-    res = _read_stream(path)
+    step = progress or (lambda f, w="": None)
+    res = _read_stream(path, step)
     if res is None:
-        header, cols = _read_whole(path)
+        header, cols = _read_whole(path, step)
     else:
         header, cols = res
+    step(0.9, "building tables")
     return _build(path, header, cols, require_gpu, rank)
 
 
-def _read_whole(path: str) -> tuple[dict, dict]:
+def _read_whole(path: str, step=None) -> tuple[dict, dict]:
     buf = read_bytes(path)
     if not buf[:64].lstrip()[:1] == b"{":
         raise TraceError(f"{path}: not a torch.profiler JSON trace (does not start with a JSON object)")
@@ -185,7 +188,7 @@ def _read_whole(path: str) -> tuple[dict, dict]:
     except ScanError as e:
         raise TraceError(f"{path}: not a readable torch.profiler trace ({e})") from None
     header = _header(path, buf, open_at, close_at)
-    return header, _read_exact(path, buf, spans)
+    return header, _read_exact(path, buf, spans, step)
 
 
 def _header(path: str, buf: bytes, open_at: int, close_at: int) -> dict:
@@ -195,10 +198,12 @@ def _header(path: str, buf: bytes, open_at: int, close_at: int) -> dict:
         raise TraceError(f"{path}: malformed JSON outside traceEvents ({e})") from None
 
 
-def _read_exact(path: str, buf: bytes, spans: list[tuple[int, int]]) -> dict:
+def _read_exact(path: str, buf: bytes, spans: list[tuple[int, int]], step=None) -> dict:
     """Chunked stdlib-json path: any valid JSON layout, exact decimal timestamps."""
     cols = _Cols()
-    for a, b in spans:
+    for i, (a, b) in enumerate(spans):
+        if step:
+            step(0.9 * i / max(len(spans), 1), "parsing (exact path)")
         try:
             events = _loads(b"[" + buf[a:b] + b"]")
         except ValueError as e:
@@ -227,7 +232,7 @@ def _fill(f, buf: bytearray, start: int) -> int:
     return got - start
 
 
-def _read_stream(path: str) -> tuple[dict, dict] | None:
+def _read_stream(path: str, step=None) -> tuple[dict, dict] | None:
     """(header, columns) through the streaming pyarrow path, or None when the file is not in
     Kineto's layout (the caller then takes the exact path, which also reports malformed files)."""
     try:
@@ -236,14 +241,32 @@ def _read_stream(path: str) -> tuple[dict, dict] | None:
         raise TraceError(f"{path}: cannot read ({e.strerror or e})") from None
     try:
         with f:
-            return _stream_events(path, f)
+            return _stream_events(path, f, _position(f, path, step))
     except (EOFError, gzip.BadGzipFile, zlib.error) as e:
         raise TraceError(f"{path}: corrupt or truncated gzip file ({e})") from None
     except OSError as e:
         raise TraceError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
-def _stream_events(path: str, f) -> tuple[dict, dict] | None:
+def _position(f, path: str, step):
+    """A callback reporting how far into the file (compressed bytes for .gz) the stream is."""
+    if step is None:
+        return None
+    raw = getattr(f, "fileobj", f)  # GzipFile reads from the compressed file object
+    try:
+        size = max(os.path.getsize(path), 1)
+    except OSError:
+        return None
+
+    def report() -> None:
+        try:
+            step(0.9 * min(raw.tell() / size, 1.0), "parsing")
+        except (OSError, ValueError):
+            pass
+    return report
+
+
+def _stream_events(path: str, f, report=None) -> tuple[dict, dict] | None:
     buf = bytearray(CHUNK_BYTES)
     filled = _fill(f, buf, 0)
     eof = filled < len(buf)
@@ -272,6 +295,8 @@ def _stream_events(path: str, f) -> tuple[dict, dict] | None:
             stop = cut + 4
         if not acc.add(buf, pos, stop):
             return None
+        if report:
+            report()
         if end >= 0:
             break
         nxt = cut + len(_PRETTY_SEP) - 1  # the next event's opening brace

@@ -313,7 +313,7 @@ def _int(a: np.ndarray | None, n: int, fill: int = 0) -> np.ndarray:
     return a.astype(np.int64, copy=False)
 
 
-def read(path: str, require_gpu: bool = True) -> Trace:
+def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
     """Load an Nsight Systems SQLite export into a Trace.
 
     require_gpu: raise TraceError when the export holds no CUDA activity at all (captured
@@ -337,11 +337,19 @@ def read(path: str, require_gpu: bool = True) -> Trace:
                             (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT), (NVTX_TABLE, NVTX_WANT),
                             (GRAPH_TABLE, GRAPH_WANT)):
             db.prefetch(table, want)
+        step = progress or (lambda f, w="": None)
+        step(0.02, "strings")
         strings = db.strings()
+        # fractions: rough shares of load time on large exports (kernels and API calls dominate)
+        step(0.05, "kernels")
         kernels = _kernels(db, strings)
+        step(0.40, "memory ops")
         memops = _memops(db)
+        step(0.45, "API calls")
         launches = _launches(db, strings)
+        step(0.85, "NVTX ranges")
         ranges = _nvtx(db, strings)
+        step(0.95, "graphs")
         graphs = _graphs(db)
         meta = _meta(db, kernels)
     finally:
