@@ -26,7 +26,7 @@ cells = [
     code("d = rep.summary['by_kind']['decode']\n"
          "table = pd.DataFrame({'share of span': d['bucket_share'], 'exposed share': d['exposed_share'],\n"
          "                      'bound if removed': d['speedup_bound_if_removed']})\n"
-         "table.style.format({'share of span': '{:.1%}', 'exposed share': '{:.1%}', 'bound if removed': '{:.2f}x'})"),
+         "table.round(3)"),
     md("## Top kernels per bucket (decode steps)"),
     code("k = rep.kernels[rep.kernels['step'].isin(rep.kind_steps('decode').index)]\n"
          "top = (k.assign(ms=(k.end_ns - k.start_ns) / 1e6).groupby(['bucket', 'short_name'], observed=True)['ms']\n"
