@@ -146,13 +146,20 @@ def find_steps(trace: Trace, regex: str | None = None) -> Steps:
 
 # --- evidence: ranges ---------------------------------------------------------------------------
 
+def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
+    """Boolean mask of names matching a regex, tested once per distinct name (names may be
+    millions of rows, e.g. every CUDA API call)."""
+    cat = pd.Categorical(names)
+    cat_hit = pd.Series(cat.categories.astype(str)).str.contains(pattern, regex=True).to_numpy(bool)
+    return np.where(cat.codes >= 0, cat_hit[np.maximum(cat.codes, 0)], False)
+
+
 def _select_ranges(ranges: pd.DataFrame, patterns: list[re.Pattern], outermost: bool) -> pd.DataFrame:
     if not len(ranges):
         return ranges
-    names = ranges["name"].astype(str)
     hit = np.zeros(len(ranges), bool)
     for p in patterns:
-        hit |= names.str.contains(p, regex=True).to_numpy()
+        hit |= name_matches(ranges["name"], p)
     # GPU-projected copies of CPU annotations (Kineto gpu_user_annotation) are not step ranges:
     # the projection through correlation does that job exactly.
     cpu_side = ranges["source"].astype(str) != "gpu_user_annotation"
@@ -174,11 +181,7 @@ def _auto_step_ranges(ranges: pd.DataFrame) -> pd.DataFrame:
         score = (len(sel), -int(sel["depth"].min()))
         if best is None or score > best[0]:
             best = (score, sel)
-    if best is None:
-        return ranges.iloc[0:0]
-    sel = best[1]
-    # a family of one range that covers everything is no step structure unless it is a known step name
-    return sel
+    return ranges.iloc[0:0] if best is None else best[1]
 
 
 def _drop_nested(sel: pd.DataFrame) -> pd.DataFrame:
@@ -230,7 +233,7 @@ def _from_graph_launches(trace: Trace, ops: pd.DataFrame) -> pd.DataFrame | None
     la = trace.launches
     if not len(la):
         return None
-    g = la[la["name"].astype(str).str.contains(GRAPH_LAUNCH)]
+    g = la[name_matches(la["name"], GRAPH_LAUNCH)]
     if len(g) < 2:
         return None
     g = g.sort_values(["rank", "start_ns"], kind="stable").reset_index(drop=True)
@@ -287,19 +290,22 @@ def _detect(ops: pd.DataFrame, min_steps: int = 3) -> pd.DataFrame | None:
         bounds = np.arange(off, n, period)
         if bounds.size < min_steps:
             continue
+        # whole periods only: a partial step at the end is not a step
+        starts = bounds[bounds + period <= n]
+        if starts.size < min_steps:
+            continue
+        stops = np.append(starts[1:], min(int(starts[-1]) + period, n))
+        stops = np.where(np.append(starts[1:], n) - starts > period, starts + period, stops)
         first = len(rows)
-        kidx = kr.index.to_numpy()
-        for j, b in enumerate(bounds):
-            e = bounds[j + 1] if j + 1 < bounds.size else n
-            if e - b < period:  # a partial step at the end is not a step
-                continue
-            rows.append({"rank": rank, "name": f"detected_{j}", "cpu_start_ns": int(st[b]),
-                         "cpu_end_ns": int(kr["end_ns"].to_numpy()[e - 1]), "pid": int(kr["pid"].iloc[0]),
-                         "gpu_side": True})
-            step[kidx[b:e]] = len(rows) - 1
-        if len(rows) - first < min_steps:
-            del rows[first:]
-            step[step >= first] = -1
+        en_raw = kr["end_ns"].to_numpy()
+        rows.extend({"rank": rank, "name": f"detected_{j}", "cpu_start_ns": int(st[b]),
+                     "cpu_end_ns": int(en_raw[e - 1]), "pid": int(kr["pid"].iloc[0]), "gpu_side": True}
+                    for j, (b, e) in enumerate(zip(starts, stops)))
+        # every kernel from one step start to the next belongs to that step
+        which = np.searchsorted(starts, np.arange(n), side="right") - 1
+        inside = which >= 0
+        inside[inside] = np.arange(n)[inside] < stops[which[inside]]
+        step[kr.index.to_numpy()[inside]] = first + which[inside]
     if not rows:
         return None
     ops["step"] = step
