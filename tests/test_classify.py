@@ -174,15 +174,27 @@ def test_labelled_set_is_substantial(labelled):
     assert set(counts.index) == set(BUCKETS)
     for b in MAIN:
         assert counts[b] >= 15, b
-    # heldout2-sample: a few names of the second held-out round (tests/data/heldout_note.md) kept as
-    # regression rows; most of that set stays outside the repository
-    assert set(labelled["source"].str.split(":").str[0]) == {"fixture", "shared", "trap", "heldout2-sample"}
+    # heldout2-sample / heldout3-sample: a few names of the second and third held-out rounds
+    # (tests/data/heldout_note.md) kept as regression rows; most of those sets stay outside the repository
+    assert set(labelled["source"].str.split(":").str[0]) == {"fixture", "shared", "trap", "heldout2-sample",
+                                                             "heldout3-sample"}
 
 
 def test_heldout2_sample_rows(labelled):
     """The held-out round-2 sample covers every main bucket and is classified exactly (no op evidence)."""
     sample = labelled[labelled["source"].str.startswith("heldout2-sample:")]
     assert 15 <= len(sample) <= 40
+    assert set(MAIN) <= set(sample["bucket"])
+    assert (sample["op"] == "").all()
+    bad = sample[sample["pred"] != sample["bucket"]]
+    assert bad.empty, bad[["name", "bucket", "pred", "rule"]].to_string()
+
+
+def test_heldout3_sample_rows(labelled):
+    """The held-out round-3 sample (NVIDIA inference traces) covers every main bucket and is classified
+    exactly (no op evidence)."""
+    sample = labelled[labelled["source"].str.startswith("heldout3-sample:")]
+    assert 25 <= len(sample) <= 45
     assert set(MAIN) <= set(sample["bucket"])
     assert (sample["op"] == "").all()
     bad = sample[sample["pred"] != sample["bucket"]]
