@@ -198,3 +198,30 @@ def test_name_kinds():
     assert name_kind("mixed_batch_7") == "mixed"
     assert name_kind("execute_4_context_2(x)_generation_2(y)") == "mixed"
     assert name_kind("ProfilerStep#4") == "unknown"
+
+
+@pytest.mark.parametrize("name", ["llama_eager_torch", "llama_graph_nsys_node"])
+def test_sweep_matches_naive_interval_unions(name):
+    """Independent oracle: per step and bucket, merge the ops' intervals one by one in Python."""
+    rep = report(name)
+    ops = pd.concat([rep.kernels[["start_ns", "end_ns", "bucket", "step"]],
+                     rep.memops[["start_ns", "end_ns", "bucket", "step"]]], ignore_index=True)
+    ops["bucket"] = ops["bucket"].astype(str)
+
+    def union_len(iv):
+        total, cur_s, cur_e = 0, None, None
+        for s, e in sorted(iv):
+            if cur_e is None or s > cur_e:
+                if cur_e is not None:
+                    total += cur_e - cur_s
+                cur_s, cur_e = s, e
+            else:
+                cur_e = max(cur_e, e)
+        return total + (cur_e - cur_s if cur_e is not None else 0)
+
+    for sid in (1, 7, 24):
+        o = ops[ops["step"] == sid]
+        row = rep.steps.loc[sid]
+        assert row["busy_ns"] == union_len(zip(o["start_ns"], o["end_ns"]))
+        for b, g in o.groupby("bucket"):
+            assert row[f"{b}_time_ns"] == union_len(zip(g["start_ns"], g["end_ns"])), b

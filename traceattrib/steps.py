@@ -33,7 +33,6 @@ KIND_PATTERNS: dict[str, str] = {
     "mixed": r"mixed",
 }
 GRAPH_LAUNCH = re.compile(r"^(?:cuda|cu|hip)GraphLaunch", re.I)
-KINDS = ("prefill", "decode", "mixed", "unknown")
 
 
 @dataclass

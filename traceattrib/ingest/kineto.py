@@ -756,7 +756,7 @@ def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_th
     if not start_sorted.size:
         return np.full(q_start.size, -1, np.int64)
     # rank threads jointly so (thread, start) pairs compare as one float-free composite
-    threads, t_codes = np.unique(np.concatenate([thread_sorted, q_thread]), return_inverse=True)
+    _, t_codes = np.unique(np.concatenate([thread_sorted, q_thread]), return_inverse=True)
     t_codes = t_codes.reshape(-1)
     e_code, q_code = t_codes[:thread_sorted.size], t_codes[thread_sorted.size:]
     res = np.full(q_start.size, -1, np.int64)

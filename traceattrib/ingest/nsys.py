@@ -51,11 +51,6 @@ NVTX_WANT = ["start", "end", "eventType", "text", "textId", "globalTid", "domain
 GRAPH_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId", "graphExecId"]
 
 
-def is_sqlite(path: str) -> bool:
-    with open(path, "rb") as f:
-        return f.read(16) == SQLITE_MAGIC
-
-
 def connect(path: str) -> sqlite3.Connection:
     """Open read-only; `immutable=1` also keeps SQLite from creating journal or lock files."""
     uri = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
