@@ -210,7 +210,6 @@ def main() -> None:
             "| HTA time / ours | HTA peak / ours |",
             "|---|---|---|---:|---:|---:|---:|---:|"]
     for (inp, loader), r in results.items():
-        ours = results.get((inp, "traceattrib"))
         hta = results.get((inp, "HTA"))
         tr = pr = ""
         if loader == "traceattrib" and hta:

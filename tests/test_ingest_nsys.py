@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from traceattrib.errors import TraceError
-from traceattrib.ingest import nsys, read
+from traceattrib.ingest import read
 
 from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
 

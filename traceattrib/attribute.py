@@ -212,6 +212,9 @@ def summarize(bd: Breakdown, what_if: dict[str, float] | None = None, layers: in
             "median_span_ns": float(np.median(span)), "p90_span_ns": _p90(span),
             "mean_span_ns": float(span.mean()),
             "median_busy_ns": float(k["busy_ns"].median()), "median_idle_ns": float(k["idle_ns"].median()),
+            # means per step add up exactly: sum(mean_exposed) + mean_overlap + mean_idle = mean_span
+            "mean_idle_ns": float(k["idle_ns"].mean()), "mean_overlap_ns": float(k["overlap_ns"].mean()),
+            "mean_time_ns": {}, "mean_exposed_ns": {}, "mean_count": {},
             "idle_share": float(k["idle_ns"].sum() / tot) if tot else 0.0,
             "overlap_share": float(k["overlap_ns"].sum() / tot) if tot else 0.0,
             "bucket_share": {}, "exposed_share": {}, "median_time_ns": {}, "median_exposed_ns": {},
@@ -225,6 +228,9 @@ def summarize(bd: Breakdown, what_if: dict[str, float] | None = None, layers: in
             d["median_time_ns"][bk] = float(np.median(t))
             d["median_exposed_ns"][bk] = float(np.median(x))
             d["median_count"][bk] = float(np.median(k[f"{bk}_count"]))
+            d["mean_time_ns"][bk] = float(t.mean())
+            d["mean_exposed_ns"][bk] = float(x.mean())
+            d["mean_count"][bk] = float(k[f"{bk}_count"].mean())
             bound = bound_if_removed(span, x)
             d["speedup_bound_if_removed"][bk] = float(np.median(bound))
             d["speedup_bound_if_removed_p90"][bk] = _p90(bound)
@@ -266,9 +272,8 @@ def _p90(x: np.ndarray) -> float:
 def _collective_summary(bd: Breakdown, k: pd.DataFrame, layers: int | None) -> dict[str, Any]:
     c = bd.collectives
     res: dict[str, Any] = {}
-    if len(c):
-        keys = set(zip(k["rank"], k["index"]))
-        c = c[[(r, s) in keys for r, s in zip(c["rank"], c["step"])]]
+    if len(c):  # only the steps summarized
+        c = c.merge(k[["rank", "index"]].rename(columns={"index": "step"}), on=["rank", "step"])
     nsteps = max(len(k), 1)
     for coll, g in c.groupby("collective") if len(c) else []:
         per_step = g.groupby(["rank", "step"])["count"].sum()

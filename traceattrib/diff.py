@@ -11,18 +11,14 @@ from .analysis import Report
 
 
 def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] | None:
-    k = rep.kind_steps(kind)
-    if not len(k):
+    """The kind's mean-per-step figures from the report's summary (0 for absent buckets)."""
+    d = rep.summary.get("by_kind", {}).get(kind)
+    if d is None:
         return None
-    n = len(k)
-    d = {"steps": int((rep.steps["kind"] == kind).sum()), "summarized_steps": n,
-         "median_span_ns": float(k["span_ns"].median()), "mean_span_ns": float(k["span_ns"].sum() / n),
-         "idle_ns": float(k["idle_ns"].sum() / n), "overlap_ns": float(k["overlap_ns"].sum() / n),
-         "time_ns": {}, "exposed_ns": {}}
-    for b in buckets:
-        d["time_ns"][b] = float(k[f"{b}_time_ns"].sum() / n) if f"{b}_time_ns" in k else 0.0
-        d["exposed_ns"][b] = float(k[f"{b}_exposed_ns"].sum() / n) if f"{b}_exposed_ns" in k else 0.0
-    return d
+    return {"steps": d["steps"], "median_span_ns": d["median_span_ns"], "mean_span_ns": d["mean_span_ns"],
+            "idle_ns": d["mean_idle_ns"], "overlap_ns": d["mean_overlap_ns"],
+            "time_ns": {b: d["mean_time_ns"].get(b, 0.0) for b in buckets},
+            "exposed_ns": {b: d["mean_exposed_ns"].get(b, 0.0) for b in buckets}}
 
 
 def _rel(a: float, b: float) -> float | None:

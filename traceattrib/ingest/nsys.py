@@ -456,9 +456,9 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
         tid_ = c["textId"]
         has_id = ~np.isnan(tid_.astype(float)) if tid_.dtype.kind == "f" else np.ones(n, bool)
         need = np.flatnonzero(has_id & pd.isna(text))
-        if need.size:
-            ids = tid_[need].astype(np.int64)
-            text[need] = [strings.get(int(i), "") for i in ids]
+        if need.size:  # look each distinct registered string up once
+            uniq, inv = np.unique(tid_[need].astype(np.int64), return_inverse=True)
+            text[need] = np.array([strings.get(int(i), "") for i in uniq], dtype=object)[inv.reshape(-1)]
     dom = _int(c["domainId"], n) if "domainId" in cols else np.zeros(n, np.int64)
     # Domain names are the text of the domain-create events.
     dmask = et == NVTX_DOMAIN_CREATE
@@ -477,12 +477,18 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     df = pd.DataFrame({
         "start_ns": _int(c["start"], n)[keep], "end_ns": _int(end, n)[keep],
         "name": pd.Categorical(names),
-        "domain": pd.Categorical([domain_names.get(int(d), "") for d in dom[keep]]),
+        "domain": _domain_names(dom[keep], domain_names),
         "source": "nvtx",
         "pid": _pid(gt), "tid": _tid(gt),
     }, copy=False)
     df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
     return conform(df, RANGE_COLUMNS)
+
+
+def _domain_names(dom: np.ndarray, names: dict[int, str]) -> pd.Categorical:
+    """Domain id per range -> its name, one lookup per distinct id ('' for the default domain)."""
+    uniq, inv = np.unique(dom, return_inverse=True)
+    return pd.Categorical(np.array([names.get(int(d), "") for d in uniq], dtype=object)[inv.reshape(-1)])
 
 
 def _graphs(db: _Db) -> pd.DataFrame:

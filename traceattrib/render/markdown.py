@@ -16,19 +16,17 @@ def render(rep: Report, per_step: bool = False) -> str:
         d = rep.summary.get("by_kind", {}).get(kind)
         if not d:
             continue
-        k = rep.kind_steps(kind)
-        n = max(len(k), 1)
         out += ["", f"### {kind} — {d['steps']} steps, median span {dur(d['median_span_ns'])}, "
                     f"p90 {dur(d['p90_span_ns'])}", "",
                 "| bucket | time/step (ms) | share | exposed/step (ms) | exposed share | bound if removed |",
                 "|---|---:|---:|---:|---:|---:|"]
         for b in rep.buckets:
-            out.append(f"| {b} | {ms(k[f'{b}_time_ns'].sum() / n)} | {pct(d['bucket_share'][b])} | "
-                       f"{ms(k[f'{b}_exposed_ns'].sum() / n)} | {pct(d['exposed_share'][b])} | "
+            out.append(f"| {b} | {ms(d['mean_time_ns'][b])} | {pct(d['bucket_share'][b])} | "
+                       f"{ms(d['mean_exposed_ns'][b])} | {pct(d['exposed_share'][b])} | "
                        f"≤ {bound(d['speedup_bound_if_removed'][b])} |")
-        out.append(f"| overlapped | | | {ms(k['overlap_ns'].sum() / n)} | {pct(d['overlap_share'])} | |")
-        out.append(f"| idle | | | {ms(k['idle_ns'].sum() / n)} | {pct(d['idle_share'])} | |")
-        out.append(f"| **span** | | | **{ms(k['span_ns'].sum() / n)}** | 100.0% | |")
+        out.append(f"| overlapped | | | {ms(d['mean_overlap_ns'])} | {pct(d['overlap_share'])} | |")
+        out.append(f"| idle | | | {ms(d['mean_idle_ns'])} | {pct(d['idle_share'])} | |")
+        out.append(f"| **span** | | | **{ms(d['mean_span_ns'])}** | 100.0% | |")
         for v in (d.get("what_if") or {}).values():
             out.append(f"\nWhat if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])}.")
         colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}

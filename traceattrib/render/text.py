@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..analysis import Report
 from .fmt import EVIDENCE_TEXT, bound, dur, ms, pct, trace_line, trunc
 
 WIDTH = 100
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
+MAIN_BUCKETS = ("linear", "attention", "communication", "cast")  # the per-rank and per-step columns
 
 
 def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
@@ -44,7 +44,6 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
 def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
     out = []
     w = out.append
-    k = rep.kind_steps(kind)
     flags = []
     if d["warmup_steps"]:
         flags.append(f"{d['warmup_steps']} warm-up excluded")
@@ -55,21 +54,14 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
             f"p90 {dur(d['p90_span_ns'])} · idle {pct(d['idle_share'])}", WIDTH))
     w(f"{'per step (mean, ms)':<21}{'time':>9}{'share':>7}{'exposed':>9}{'share':>7}{'count':>7}"
       f"{'bound if removed':>18}{'p90':>8}")
-    n = max(len(k), 1)
     for b in rep.buckets:
-        t = k[f"{b}_time_ns"].sum() / n
-        x = k[f"{b}_exposed_ns"].sum() / n
-        c = k[f"{b}_count"].sum() / n
         label = b + (" (unclassified)" if b == "other" else "")
-        w(f"{label:<21}{ms(t):>9}{pct(d['bucket_share'][b]):>7}{ms(x):>9}"
-          f"{pct(d['exposed_share'][b]):>7}{c:>7.0f}{'≤ ' + bound(d['speedup_bound_if_removed'][b]):>18}"
-          f"{bound(d['speedup_bound_if_removed_p90'][b]):>8}")
-    ov = k["overlap_ns"].sum() / n
-    idle = k["idle_ns"].sum() / n
-    span = k["span_ns"].sum() / n
-    w(f"{'overlapped':<21}{'':>16}{ms(ov):>9}{pct(d['overlap_share']):>7}")
-    w(f"{'idle':<21}{'':>16}{ms(idle):>9}{pct(d['idle_share']):>7}")
-    w(f"{'span':<21}{'':>16}{ms(span):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
+        w(f"{label:<21}{ms(d['mean_time_ns'][b]):>9}{pct(d['bucket_share'][b]):>7}{ms(d['mean_exposed_ns'][b]):>9}"
+          f"{pct(d['exposed_share'][b]):>7}{d['mean_count'][b]:>7.0f}"
+          f"{'≤ ' + bound(d['speedup_bound_if_removed'][b]):>18}{bound(d['speedup_bound_if_removed_p90'][b]):>8}")
+    w(f"{'overlapped':<21}{'':>16}{ms(d['mean_overlap_ns']):>9}{pct(d['overlap_share']):>7}")
+    w(f"{'idle':<21}{'':>16}{ms(d['mean_idle_ns']):>9}{pct(d['idle_share']):>7}")
+    w(f"{'span':<21}{'':>16}{ms(d['mean_span_ns']):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
     for key, v in (d.get("what_if") or {}).items():
         w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
                 f"(p90 {bound(v['speedup_bound_p90'])})", WIDTH))
@@ -81,14 +73,13 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
         c = d["collectives"]
         w(f"expected {c['expected_all_reduce_per_step']} all-reduce per step for --layers "
           f"{c['expected_all_reduce_per_step'] // 2} (2 per layer): difference {c['all_reduce_difference']:+.0f}")
-    out.extend(top_kernels(rep, kind, k))
+    out.extend(top_kernels(rep, kind))
     return out
 
 
-def top_kernels(rep: Report, kind: str, k: pd.DataFrame, top: int = 3) -> list[str]:
+def top_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:
     """Heaviest kernels per bucket inside this kind's steps: total time per step and count."""
-    rows = rep.steps.index[rep.steps["kind"] == kind]
-    rows = rows[~rep.steps.loc[rows, "warmup"].to_numpy()] if (~rep.steps.loc[rows, "warmup"]).any() else rows
+    rows = rep.kind_steps(kind).index
     kk = rep.kernels[np.isin(rep.kernels["step"].to_numpy(), rows.to_numpy())]
     if not len(kk):
         return []
@@ -105,7 +96,7 @@ def top_kernels(rep: Report, kind: str, k: pd.DataFrame, top: int = 3) -> list[s
 
 def rank_table(rep: Report) -> list[str]:
     """Per rank and kind: median span, exposed share of the main buckets, communication bound."""
-    main = [b for b in ("linear", "attention", "communication", "cast") if b in rep.buckets]
+    main = [b for b in MAIN_BUCKETS if b in rep.buckets]
     out = ["per rank (exposed share of span):",
            f"{'rank':>4} {'kind':<8}{'steps':>6}{'median span':>13}" + "".join(f"{b[:11]:>12}" for b in main)
            + f"{'idle':>8}{'comm bound':>12}"]
@@ -118,7 +109,7 @@ def rank_table(rep: Report) -> list[str]:
 
 
 def step_table(rep: Report) -> list[str]:
-    main = [b for b in ("linear", "attention", "communication", "cast") if b in rep.buckets]
+    main = [b for b in MAIN_BUCKETS if b in rep.buckets]
     hdr = f"{'rank':>4} {'#':>4} {'name':<18}{'kind':<8}{'span':>8}{'busy':>8}{'idle':>8}" + \
         "".join(f"{b[:6]:>8}" for b in main) + "  flags"
     out = ["per step (ms; bucket columns are exposed time):", hdr]
