@@ -1,0 +1,118 @@
+"""Columns of kept Kineto events -> the model's tables (kernels, memops, launches, ranges, cpu_ops)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ...errors import TraceError
+from ...intervals import nesting_depth
+from ...model import (GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
+                     Trace, conform, empty)
+from .link import _op_evidence
+from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
+
+PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
+
+def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None) -> Trace:
+    catv, namev = c["cat"], c["name"]
+    start = c["ts"]
+    end = start + np.maximum(c["dur"], 0)
+    pid, tid, corr = c["pid"], c["tid"], c["corr"].copy()
+    # string columns are categoricals with sorted categories: tests run once per distinct value
+    is_kernel = _is(catv, "kernel")
+    is_mem = _is(catv, "gpu_memcpy", "gpu_memset")
+    is_launch = _is(catv, "cuda_runtime", "cuda_driver")
+    is_op = _is(catv, "cpu_op")
+    is_ann = _is(catv, "user_annotation")
+    is_gann = _is(catv, "gpu_user_annotation")
+    is_step = _per_value(namev, lambda s: PROFILER_STEP.match(s) is not None)
+
+    dist = header.get("distributedInfo") or {}
+    if rank is None:
+        rank = int(dist.get("rank", 0) or 0)
+    if require_gpu and not (is_kernel.any() or is_mem.any()):
+        raise TraceError(f"{path}: torch.profiler trace with no GPU activity "
+                         "(profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])")
+
+    # GPU op correlation: args.correlation, else the ac2g flow end bound to the event
+    gpu = is_kernel | is_mem
+    missing = gpu & (corr < 0)
+    fl = c["flows"]
+    if missing.any() and fl["id"].size:
+        flows = pd.DataFrame({"pid": fl["pid"], "tid": fl["tid"], "ts": fl["ts"], "fid": fl["id"]}) \
+            .drop_duplicates(["pid", "tid", "ts"])
+        q = pd.DataFrame({"pid": pid[missing], "tid": tid[missing], "ts": start[missing]})
+        corr[missing] = q.merge(flows, how="left", on=["pid", "tid", "ts"])["fid"].fillna(-1).astype(np.int64).to_numpy()
+
+    li = np.flatnonzero(is_launch)
+    launches = pd.DataFrame({"start_ns": start[li], "end_ns": end[li], "name": _take(namev, li),
+                             "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank})
+
+    gi = np.flatnonzero(gpu)
+    op_chain, op_types = _op_evidence(start, end, pid, tid, namev, c["intypes"],
+                                      is_op | (is_ann & _op_like(namev)), li, corr, gi)
+    # each GPU op's launch call: the first launch event with its correlation id
+    default_pid = int(pid[is_op][0]) if is_op.any() else 0
+    launch_pid = np.full(gi.size, default_pid, np.int64)
+    via_graph = np.zeros(gi.size, bool)
+    if li.size and gi.size:
+        ucorr, first = np.unique(corr[li], return_index=True)
+        at = np.minimum(np.searchsorted(ucorr, corr[gi]), ucorr.size - 1)
+        hit = ucorr[at] == corr[gi]
+        lj = li[first[at[hit]]]
+        launch_pid[hit] = pid[lj]
+        # torch traces carry no graph id on graph kernels; their launch call says cudaGraphLaunch
+        via_graph[hit] = _per_value(namev, lambda s: s.startswith(
+            ("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch")))[lj]
+    # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
+    dev = np.where(c["dev"] < 0, pid, c["dev"])
+    stream = np.where(c["stream"] < 0, tid, c["stream"])
+    graph = c["graph"]
+
+    ki = np.flatnonzero(is_kernel)
+    kpos = np.searchsorted(gi, ki)
+    kgraph = np.where(graph[ki] >= 0, graph[ki], np.where(via_graph[kpos], 0, -1))
+    kern = pd.DataFrame({
+        "start_ns": start[ki], "end_ns": end[ki], "name": _take(namev, ki), "short_name": _short_names(_take(namev, ki)),
+        "device": dev[ki], "stream": stream[ki], "correlation": corr[ki], "pid": launch_pid[kpos],
+        "grid_x": c["grid"][0][ki], "grid_y": c["grid"][1][ki], "grid_z": c["grid"][2][ki],
+        "block_x": c["block"][0][ki], "block_y": c["block"][1][ki], "block_z": c["block"][2][ki],
+        "graph_id": pd.arrays.IntegerArray(np.maximum(kgraph, 0), kgraph < 0),
+        "op": _take(op_chain, kpos), "op_input_types": _take(op_types, kpos), "rank": rank,
+    })
+
+    mi = np.flatnonzero(is_mem)
+    mpos = np.searchsorted(gi, mi)
+    mnames = _take(namev, mi)
+    mem = pd.DataFrame({
+        "start_ns": start[mi], "end_ns": end[mi],
+        "kind": _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object)),
+        "bytes": c["bytes"][mi], "device": dev[mi], "stream": stream[mi], "correlation": corr[mi],
+        "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": rank})
+
+    ri = np.flatnonzero(is_ann | is_gann | (is_step & is_op))
+    src = np.where(is_gann[ri], "gpu_user_annotation", np.where(is_step[ri], "profiler_step", "user_annotation"))
+    rng = pd.DataFrame({"start_ns": start[ri], "end_ns": end[ri], "name": _take(namev, ri), "domain": "torch",
+                        "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
+    rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
+
+    props = header.get("deviceProperties") or []
+    used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
+    names = {int(p.get("id", i)): p.get("name", "") for i, p in enumerate(props)}
+    meta = {
+        "format": "torch", "profiler": "torch.profiler",
+        "profiler_version": _kineto_version(header), "schema_version": header.get("schemaVersion"),
+        "devices": used, "gpus": [names.get(d) or f"device {d}" for d in used],
+        "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
+        "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
+        "notes": [],
+    }
+    return Trace(kernels=conform(kern, KERNEL_COLUMNS), memops=conform(mem, MEMOP_COLUMNS),
+                 launches=conform(launches, LAUNCH_COLUMNS), ranges=conform(rng, RANGE_COLUMNS),
+                 graphs=empty(GRAPH_COLUMNS), meta=meta)
+
+def _op_like(names: pd.Categorical) -> np.ndarray:
+    """user_annotations that name an operation (`nccl:all_reduce`, `vllm::all_reduce`), not a region."""
+    return _per_value(names, lambda s: ":" in s and PROFILER_STEP.match(s) is None)

@@ -1,0 +1,107 @@
+"""Kernel -> CPU linkage for torch traces: the launch call of each GPU op (its correlation id), the
+innermost CPU op enclosing that call on its thread, and that op's ancestors (the op chain
+"aten::to > aten::_to_copy > aten::copy_"). Vectorized over threads and nesting levels."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...intervals import nesting_depth
+from .names import _cat_from
+
+def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, gpu_idx):
+    """For each GPU op (gpu_idx order): the op chain string and input types of the innermost op."""
+    n_gpu = gpu_idx.size
+    oi = np.flatnonzero(is_op)
+    if not n_gpu or not oi.size or not launch_idx.size:
+        blank = _cat_from(np.zeros(n_gpu, np.int64), np.array([""], dtype=object))
+        return blank, blank
+    # the launch call of each GPU op
+    lcorr = corr[launch_idx]
+    lorder = np.argsort(lcorr, kind="stable")
+    pos = np.searchsorted(lcorr[lorder], corr[gpu_idx])
+    pos = np.minimum(pos, lorder.size - 1)
+    found = lcorr[lorder][pos] == corr[gpu_idx]
+    lidx = launch_idx[lorder][pos]
+    # ops grouped by thread, sorted by (thread, start, -end): enclosing ops come first
+    thread = (pid[oi] << 24) ^ tid[oi]
+    order = np.lexsort((-end[oi], start[oi], thread))
+    oi = oi[order]
+    othread, ostart, oend = thread[order], start[oi], end[oi]
+    depth = nesting_depth(ostart, oend, othread)
+    parent = _parents(othread, ostart, depth)
+    # innermost op enclosing each launch: last op starting at/before the launch on its thread,
+    # walked up through parents until it contains the launch
+    lth = (pid[lidx] << 24) ^ tid[lidx]
+    lts = start[lidx]
+    j = _last_at_or_before(othread, ostart, lth, lts)
+    for _ in range(int(depth.max()) + 2 if depth.size else 1):
+        bad = (j >= 0) & (oend[np.maximum(j, 0)] < lts)
+        if not bad.any():
+            break
+        j = np.where(bad, parent[np.maximum(j, 0)], j)
+    j = np.where(found & (j >= 0) & (othread[np.maximum(j, 0)] == lth), j, -1)
+    # chains: unique innermost ops, then walk their ancestors (vectorized over depth levels)
+    uj, inv = np.unique(j, return_inverse=True)
+    inv = inv.reshape(-1)
+    name_codes = np.asarray(names.codes)[oi]
+    name_cats = np.asarray(names.categories, dtype=object)
+    maxd = int(depth.max()) + 1 if depth.size else 1
+    levels = np.full((uj.size, maxd), -1, dtype=np.int64)
+    cur = uj.copy()
+    for d in range(maxd):
+        ok = cur >= 0
+        levels[ok, d] = name_codes[cur[ok]]
+        cur = np.where(ok, parent[np.maximum(cur, 0)], -1)
+    # text once per distinct chain of names, not per launching op
+    ulevels, lev_inv = np.unique(levels, axis=0, return_inverse=True)
+    chain_text = np.array([" > ".join(name_cats[c] for c in row[::-1] if c >= 0) for row in ulevels],
+                          dtype=object)
+    chains = _cat_from(lev_inv.reshape(-1)[inv], chain_text)
+    type_vals = np.append(np.asarray(intypes.categories, dtype=object), "")
+    blank = type_vals.size - 1
+    type_codes = np.where(uj >= 0, np.asarray(intypes.codes)[oi[np.maximum(uj, 0)]], blank)
+    type_codes = np.where(type_codes < 0, blank, type_codes)
+    types = _cat_from(type_codes[inv], type_vals)
+    return chains, types
+
+def _parents(thread: np.ndarray, start: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Index of the enclosing op (sorted order) for ops sorted by (thread, start, -end)."""
+    n = start.size
+    parent = np.full(n, -1, dtype=np.int64)
+    for d in range(1, int(depth.max()) + 1 if n else 0):
+        child = np.flatnonzero(depth == d)
+        cand = np.flatnonzero(depth == d - 1)
+        if not child.size or not cand.size:
+            continue
+        # the last depth d-1 op at or before the child, on the same thread
+        k = _last_at_or_before(thread[cand], start[cand], thread[child], start[child], stable_index=cand)
+        parent[child] = k
+    return parent
+
+def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_thread: np.ndarray,
+                       q_start: np.ndarray, stable_index: np.ndarray | None = None) -> np.ndarray:
+    """For queries (thread, t): index of the last element with the same thread and start <= t, else -1.
+
+    The elements must be sorted by (thread, start)."""
+    if not start_sorted.size:
+        return np.full(q_start.size, -1, np.int64)
+    # rank threads jointly so (thread, start) pairs compare as one float-free composite
+    _, t_codes = np.unique(np.concatenate([thread_sorted, q_thread]), return_inverse=True)
+    t_codes = t_codes.reshape(-1)
+    e_code, q_code = t_codes[:thread_sorted.size], t_codes[thread_sorted.size:]
+    res = np.full(q_start.size, -1, np.int64)
+    lo = np.searchsorted(e_code, q_code, side="left")
+    hi = np.searchsorted(e_code, q_code, side="right")
+    # within each thread's slice, binary search on start: do it per thread (few threads)
+    for code in np.unique(q_code):
+        qm = np.flatnonzero(q_code == code)
+        a, b = int(lo[qm[0]]), int(hi[qm[0]])
+        if b <= a:
+            continue
+        k = np.searchsorted(start_sorted[a:b], q_start[qm], side="right") - 1
+        ok = k >= 0
+        out = np.where(ok, a + k, -1)
+        if stable_index is not None:
+            out = np.where(ok, stable_index[np.maximum(out, 0)], -1)
+        res[qm] = out
+    return res

@@ -1,0 +1,93 @@
+"""Name helpers for the Kineto reader: categoricals built once per distinct value, kernel short
+names, memory-op kinds, profiler version text."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+def _categorical(values: list) -> pd.Categorical:
+    """A list of strings as a categorical with sorted categories (None -> missing)."""
+    codes, uniq = pd.factorize(np.array(values, dtype=object))
+    return _cat_from(codes, np.asarray(uniq, dtype=object))
+
+def _cat_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
+    """Categorical of values[codes] (code -1: missing) holding only the values used, sorted, like
+    `.astype("category")` of the equivalent object array; equal values at distinct codes merge.
+    O(rows) plus a sort of the distinct values."""
+    if not codes.size:
+        return pd.Categorical(np.array([], dtype=object))
+    values = np.asarray(values, dtype=object)
+    shifted = np.asarray(codes, dtype=np.int64) + 1  # 0: missing
+    used = np.flatnonzero(np.bincount(shifted, minlength=values.size + 1)[1:])
+    cats, to_cat = np.unique(values[used], return_inverse=True)
+    remap = np.full(values.size + 1, -1, dtype=np.int64)
+    remap[used + 1] = to_cat.reshape(-1)
+    return pd.Categorical.from_codes(remap[shifted], categories=pd.Index(list(cats)))
+
+def _take(values: pd.Categorical, idx: np.ndarray) -> pd.Categorical:
+    """values[idx] keeping only the categories used (the categories of `values` are sorted)."""
+    return _cat_from(values.codes[idx], np.asarray(values.categories, dtype=object))
+
+def _is(values: pd.Categorical, *wanted: str) -> np.ndarray:
+    cats = values.categories
+    codes = [cats.get_loc(w) for w in wanted if w in cats]
+    return np.isin(values.codes, codes) if codes else np.zeros(len(values), bool)
+
+def _per_value(values: pd.Categorical, test) -> np.ndarray:
+    """Boolean test run once per distinct value, spread over the rows (missing -> False)."""
+    per = np.fromiter((bool(test(v)) for v in values.categories), dtype=bool, count=len(values.categories))
+    return np.append(per, False)[values.codes]
+
+def _types_text(t) -> str:
+    """A CPU op's "Input type" list as one comma-joined string."""
+    if not isinstance(t, list):
+        return ""
+    return ",".join("" if x is None else str(x) for x in t)
+
+def _short(full: str) -> str:
+    """Kernel name without return type, template arguments and parameters."""
+    s = full
+    if s.startswith("void "):
+        s = s[5:]
+    # drop template args / params: cut at the first '<' or '(' at depth 0
+    out, depth = [], 0
+    for ch in s:
+        if ch in "<(":
+            if depth == 0 and out:
+                break
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    base = "".join(out).strip() or s
+    return base.split("::")[-1] if "::" in base else base
+
+def _short_names(full: pd.Categorical) -> pd.Categorical:
+    """Short names computed once per distinct kernel name."""
+    if not len(full):
+        return pd.Categorical([])
+    shorts = np.array([_short(u) for u in full.categories], dtype=object)
+    return _cat_from(np.asarray(full.codes), shorts)
+
+def _memop_kind(name: str) -> str:
+    n = name.lower()
+    if "memset" in n:
+        return "memset"
+    for k, v in (("htod", "memcpy_htod"), ("dtoh", "memcpy_dtoh"), ("dtod", "memcpy_dtod"),
+                 ("htoh", "memcpy_htoh"), ("ptop", "memcpy_ptop"), ("peer", "memcpy_ptop")):
+        if k in n:
+            return v
+    return "memcpy_unknown"
+
+def _kineto_version(h: dict) -> str | None:
+    parts = []
+    if "cupti_version" in h:
+        parts.append(f"CUPTI {h['cupti_version']}")
+    if "roctracer_version" in h:
+        parts.append(f"roctracer {h['roctracer_version']}")
+    if "cuda_runtime_version" in h:
+        parts.append(f"CUDA runtime {h['cuda_runtime_version']}")
+    if "hip_runtime_version" in h:
+        parts.append(f"HIP runtime {h['hip_runtime_version']}")
+    return ", ".join(parts) or None
