@@ -7,6 +7,7 @@ import shutil
 from decimal import Decimal
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from traceattrib.ingest import kineto, read
@@ -67,18 +68,21 @@ def test_epoch_scale_timestamps_are_exact():
     assert (t.kernels["start_ns"] % 1000 != 0).mean() > 0.9  # sub-us digits survive
 
 
-def test_fast_and_exact_paths_agree():
-    path = FIXTURES / "llama_eager_torch.pt.trace.json.gz"
+@pytest.mark.parametrize("path", [FIXTURES / "llama_eager_torch.pt.trace.json.gz",
+                                  FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz"], ids=lambda p: p.parent.name + p.name[:5])
+def test_fast_and_exact_paths_agree(path):
     buf = kineto.read_bytes(str(path))
     open_at = kineto.find_events_array(buf)
     close_at, spans = kineto.event_bounds(buf, open_at)
     fast = kineto._read_fast(buf, open_at, close_at)
     exact = kineto._read_exact(str(path), buf, spans)
     assert fast is not None
-    for key in ("ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes"):
+    for key in ("ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel", "out_nel",
+                "gsize"):
         assert np.array_equal(fast[key], exact[key]), key
-    assert list(fast["cat"]) == list(exact["cat"])
-    assert list(fast["intypes"]) == list(exact["intypes"])
+    for key in ("cat", "intypes", "dims", "coll", "cdtype", "pg"):
+        assert list(pd.Series(fast[key]).astype(object).fillna("-")) == list(pd.Series(exact[key]).astype(object).fillna("-")), key
+    assert (np.asarray(fast["dims"].astype(object)) != "").sum() > 10000  # record_shapes: dims on the ops
 
 
 def test_compact_json_uses_exact_path(tmp_path):
@@ -136,3 +140,42 @@ def test_directory_of_ranks(tmp_path):
     assert t.meta["ranks"] == [0, 1]
     assert sorted(t.kernels["rank"].unique().tolist()) == [0, 1]
     assert len(t.kernels) == 6548 + 6572
+
+
+def test_cpu_ops_and_launching_op():
+    t = read(str(FIXTURES / "llama_eager_torch.pt.trace.json.gz"))
+    ops = t.cpu_ops
+    assert len(ops) == 21327 and set(ops["kind"].astype(str)) == {"cpu_op"}
+    # every kernel points at the CPU op that launched it (External id), and that op exists
+    k = t.kernels
+    assert (k["op_id"] >= 0).all()
+    assert set(k["op_id"]) <= set(ops["ext_id"])
+    # shapes of the launching op: the prefill's q and o projections read (1, 256, 4096) bf16
+    # activations and a 4096 x 4096 weight, in each of the 4 layers
+    lin = ops[ops["name"].astype(str) == "aten::linear"]
+    assert (lin["input_dims"].astype(str) == "[[1,256,4096],[4096,4096],[]]").sum() == 8
+    assert (lin["input_types"].astype(str).str.startswith("c10::BFloat16,c10::BFloat16")).all()
+
+
+def test_collective_args_on_nccl_kernels():
+    t = read(str(FIXTURES / "tp2_eager_torch"))
+    k = t.kernels
+    nccl = k[k["name"].astype(str).str.startswith("ncclDevKernel_AllReduce")]
+    assert len(nccl) and (nccl["comm_collective"].astype(str) == "allreduce").all()
+    assert (nccl["comm_dtype"].astype(str) == "BFloat16").all() and (nccl["comm_group_size"] == 2).all()
+    # decode all-reduces carry one token's hidden state (4096), the prefill's 256 tokens
+    assert set(nccl["comm_in_nelems"]) == {4096, 256 * 4096}
+    other = k[~k["name"].astype(str).str.startswith("nccl")]
+    assert (other["comm_collective"].astype(str) == "").all() and (other["comm_in_nelems"] == -1).all()
+
+
+@needs_shared
+def test_collective_args_from_record_param_comms():
+    # ROCm kernels carry no collective args: they come from the enclosing record_param_comms op
+    t = read(str(PUBLIC / "tracelens_mi300_resnet_rccl.json.gz"))
+    k = t.kernels
+    rccl = k[k["name"].astype(str).str.startswith("ncclDevKernel_Generic")]
+    assert len(rccl) == 17
+    assert set(rccl["comm_collective"].astype(str)) == {"allreduce", "broadcast"}
+    assert (rccl["comm_group_size"] == 8).all()
+    assert (t.cpu_ops["kind"].astype(str) == "python_function").sum() == 34405

@@ -29,6 +29,14 @@ KERNEL_COLUMNS: dict[str, str] = {
     "graph_node_id": "Int64",
     "op": "category",          # torch only: launching CPU op chain, outermost first, " > " joined
     "op_input_types": "category",  # torch only: input dtypes of the innermost launching op
+    "op_id": "int64",          # torch only: External id of the innermost launching op (cpu_ops.ext_id), -1 none
+    # communication kernels (torch: the kernel's own args, else the enclosing record_param_comms op)
+    "comm_collective": "category",  # NCCL/c10d collective name ("allreduce", "allgather", ...), "" unknown
+    "comm_in_nelems": "int64",      # elements in / out of the collective on this rank, -1 unknown
+    "comm_out_nelems": "int64",
+    "comm_dtype": "category",       # element type as the profiler names it ("BFloat16", "Float")
+    "comm_group_size": "int32",     # ranks in the process group, -1 unknown
+    "comm_group": "category",       # process group name
 }
 
 MEMOP_COLUMNS: dict[str, str] = {
@@ -67,6 +75,20 @@ RANGE_COLUMNS: dict[str, str] = {
     "rank": "int32",
 }
 
+CPU_OP_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",
+    "end_ns": "int64",
+    "name": "category",        # aten::linear, "vllm/v1/worker/gpu_model_runner.py(1234): execute_model", poll
+    "kind": "category",        # cpu_op | python_function (torch); osrt (nsys OS runtime calls)
+    "pid": "int64",
+    "tid": "int64",
+    "rank": "int32",
+    "depth": "int32",          # nesting depth among the thread's cpu_ops, 0 = outermost
+    "ext_id": "int64",         # torch External id (kernels.op_id points here), -1 none
+    "input_dims": "category",  # torch record_shapes: "[[1,4096],[4096,4096]]" (compact JSON), "" none
+    "input_types": "category",  # torch record_shapes: "c10::BFloat16,c10::BFloat16", "" none
+}
+
 GRAPH_COLUMNS: dict[str, str] = {
     "start_ns": "int64",
     "end_ns": "int64",
@@ -85,7 +107,12 @@ TABLES: dict[str, dict[str, str]] = {
     "launches": LAUNCH_COLUMNS,
     "ranges": RANGE_COLUMNS,
     "graphs": GRAPH_COLUMNS,
+    "cpu_ops": CPU_OP_COLUMNS,
 }
+
+
+# integer columns whose "unknown" is -1, not 0
+_MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size"}
 
 
 def empty(columns: dict[str, str]) -> pd.DataFrame:
@@ -96,7 +123,8 @@ def empty(columns: dict[str, str]) -> pd.DataFrame:
 def conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
     """Return `df` with exactly the schema's columns and dtypes, sorted by start_ns.
 
-    Missing columns are filled with nulls (nullable dtypes) or zeros; extra columns are dropped.
+    Missing columns are filled with nulls (nullable dtypes), -1 (ids and counts that can be
+    unknown) or zeros; extra columns are dropped.
     """
     n = len(df)
     out = {}
@@ -110,6 +138,8 @@ def conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
             out[c] = pd.Categorical([""] * n) if n else pd.Categorical([])
         elif t == "Int64":
             out[c] = pd.array([pd.NA] * n, dtype="Int64")
+        elif c in _MINUS_ONE:
+            out[c] = np.full(n, -1, dtype=t)
         else:
             out[c] = np.zeros(n, dtype=t)
     res = pd.DataFrame(out)
@@ -132,6 +162,7 @@ class Trace:
     launches: pd.DataFrame
     ranges: pd.DataFrame
     graphs: pd.DataFrame
+    cpu_ops: pd.DataFrame = field(default_factory=lambda: empty(CPU_OP_COLUMNS))
     meta: dict[str, Any] = field(default_factory=dict)
 
     def tables(self) -> dict[str, pd.DataFrame]:

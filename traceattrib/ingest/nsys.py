@@ -18,7 +18,7 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from ..errors import TraceError
-from ..model import (GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
+from ..model import (CPU_OP_COLUMNS, GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
                      Trace, conform, empty)
 from ..intervals import nesting_depth
 
@@ -29,6 +29,7 @@ RUNTIME_TABLE = "CUPTI_ACTIVITY_KIND_RUNTIME"
 DRIVER_TABLE = "CUPTI_ACTIVITY_KIND_DRIVER"
 GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 NVTX_TABLE = "NVTX_EVENTS"
+OSRT_TABLE = "OSRT_API"  # OS runtime calls (poll, futex, sem_wait, ...) when captured with -t osrt
 CUDA_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, DRIVER_TABLE, GRAPH_TABLE)
 
 # CUpti_ActivityMemcpyKind, stable across CUPTI versions; names as `nsys stats` prints them.
@@ -48,6 +49,7 @@ MEMOP_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPi
 MEMCPY_WANT = MEMOP_WANT + ["copyKind"]
 LAUNCH_WANT = ["start", "end", "globalTid", "correlationId", "nameId"]
 NVTX_WANT = ["start", "end", "eventType", "text", "textId", "globalTid", "domainId"]
+OSRT_WANT = ["start", "end", "globalTid", "nameId"]
 GRAPH_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId", "graphExecId"]
 
 
@@ -330,7 +332,7 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         # (in the order the builders below consume them)
         for table, want in ((KERNEL_TABLE, KERNEL_WANT), (MEMCPY_TABLE, MEMCPY_WANT), (MEMSET_TABLE, MEMOP_WANT),
                             (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT), (NVTX_TABLE, NVTX_WANT),
-                            (GRAPH_TABLE, GRAPH_WANT)):
+                            (GRAPH_TABLE, GRAPH_WANT), (OSRT_TABLE, OSRT_WANT)):
             db.prefetch(table, want)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
@@ -346,18 +348,20 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         ranges = _nvtx(db, strings)
         step(0.95, "graphs")
         graphs = _graphs(db)
+        cpu_ops = _osrt(db, strings)
         meta = _meta(db, kernels)
     finally:
         if db is not None:
             db.close()
         con.close()
-    _assign_ranks([kernels, memops, launches, ranges, graphs], meta)
+    _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
     notes = meta.setdefault("notes", [])
     if len(graphs) and not len(kernels[kernels["graph_id"].notna()]):
         notes.append("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "
                      "inside graphs are not in the trace, so graph replays cannot be split into buckets; "
                      "re-capture with `nsys profile --cuda-graph-trace=node` for a per-kernel breakdown")
-    return Trace(kernels=kernels, memops=memops, launches=launches, ranges=ranges, graphs=graphs, meta=meta)
+    return Trace(kernels=kernels, memops=memops, launches=launches, ranges=ranges, graphs=graphs,
+                 cpu_ops=cpu_ops, meta=meta)
 
 
 def _kernels(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
@@ -483,6 +487,22 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     }, copy=False)
     df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
     return conform(df, RANGE_COLUMNS)
+
+
+def _osrt(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
+    """OS runtime calls as cpu_ops of kind 'osrt' (empty unless captured with `-t osrt`)."""
+    if not db.has(OSRT_TABLE):
+        return empty(CPU_OP_COLUMNS)
+    c = db.select(OSRT_TABLE, OSRT_WANT)
+    n = len(c["start"]) if c["start"] is not None else 0
+    if not n or c["nameId"] is None:
+        return empty(CPU_OP_COLUMNS)
+    gt = _int(c["globalTid"], n)
+    df = pd.DataFrame({"start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
+                       "name": _ids_to_category(c["nameId"], strings), "kind": "osrt",
+                       "pid": _pid(gt), "tid": _tid(gt)}, copy=False)
+    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), gt)
+    return conform(df, CPU_OP_COLUMNS)
 
 
 def _domain_names(dom: np.ndarray, names: dict[int, str]) -> pd.Categorical:

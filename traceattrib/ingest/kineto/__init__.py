@@ -1,6 +1,6 @@
 """Reader for torch.profiler (Kineto) Chrome-trace JSON, `.json` or `.json.gz`.
 
-- `parse`: the file -> columns of the kept events (streaming pyarrow path for Kineto's layout,
+- `parse.read_columns`: the file -> columns of the kept events (streaming pyarrow path for Kineto's layout,
   exact stdlib path for any other), timestamps as exact integer ns;
 - `link`: each GPU op -> its launch call -> the CPU op chain that made it;
 - `build`: columns -> the model's tables;
@@ -11,12 +11,12 @@ from __future__ import annotations
 from ...model import Trace
 from .build import build
 from .jsonscan import event_bounds, find_events_array  # noqa: F401 - used by tests
-from .parse import CHUNK_BYTES, _read_exact, _read_fast, parse, read_bytes  # noqa: F401
+from .parse import CHUNK_BYTES, _read_exact, _read_fast, read_bytes, read_columns  # noqa: F401
 
 
 def read(path: str, require_gpu: bool = True, rank: int | None = None, progress=None) -> Trace:
     """Load one Kineto JSON trace. `rank` overrides distributedInfo.rank (directory loading)."""
     step = progress or (lambda f, w="": None)
-    header, cols = parse(path, step)
+    header, cols = read_columns(path, step)
     step(0.9, "building tables")
     return build(path, header, cols, require_gpu, rank)

@@ -8,7 +8,7 @@ import pandas as pd
 
 from ...errors import TraceError
 from ...intervals import nesting_depth
-from ...model import (GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
+from ...model import (CPU_OP_COLUMNS, GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
                      Trace, conform, empty)
 from .link import _op_evidence
 from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
@@ -25,6 +25,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     is_mem = _is(catv, "gpu_memcpy", "gpu_memset")
     is_launch = _is(catv, "cuda_runtime", "cuda_driver")
     is_op = _is(catv, "cpu_op")
+    is_py = _is(catv, "python_function")
     is_ann = _is(catv, "user_annotation")
     is_gann = _is(catv, "gpu_user_annotation")
     is_step = _per_value(namev, lambda s: PROFILER_STEP.match(s) is not None)
@@ -51,8 +52,11 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
                              "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank})
 
     gi = np.flatnonzero(gpu)
-    op_chain, op_types = _op_evidence(start, end, pid, tid, namev, c["intypes"],
-                                      is_op | (is_ann & _op_like(namev)), li, corr, gi)
+    coll = c["coll"]
+    has_coll = _per_value(coll, bool)  # a non-empty collective name in the event's args
+    op_chain, op_types, op_row, comm_row = _op_evidence(start, end, pid, tid, namev, c["intypes"],
+                                                        is_op | (is_ann & _op_like(namev)), li, corr, gi,
+                                                        is_comm=has_coll)
     # each GPU op's launch call: the first launch event with its correlation id
     default_pid = int(pid[is_op][0]) if is_op.any() else 0
     launch_pid = np.full(gi.size, default_pid, np.int64)
@@ -81,6 +85,8 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         "block_x": c["block"][0][ki], "block_y": c["block"][1][ki], "block_z": c["block"][2][ki],
         "graph_id": pd.arrays.IntegerArray(np.maximum(kgraph, 0), kgraph < 0),
         "op": _take(op_chain, kpos), "op_input_types": _take(op_types, kpos), "rank": rank,
+        "op_id": np.where(op_row[kpos] >= 0, c["ext"][np.maximum(op_row[kpos], 0)], -1),
+        **_comm_args(c, ki, np.where(has_coll[ki], ki, comm_row[kpos])),
     })
 
     mi = np.flatnonzero(is_mem)
@@ -98,6 +104,14 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
                         "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
     rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
 
+    oi = np.flatnonzero(is_op | is_py)
+    cpu_ops = pd.DataFrame({
+        "start_ns": start[oi], "end_ns": end[oi], "name": _take(namev, oi),
+        "kind": np.where(is_py[oi], "python_function", "cpu_op"), "pid": pid[oi], "tid": tid[oi],
+        "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
+        "input_types": _blank(_take(c["intypes"], oi))})
+    cpu_ops["depth"] = nesting_depth(start[oi], end[oi], (pid[oi] << 24) ^ tid[oi])
+
     props = header.get("deviceProperties") or []
     used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
     names = {int(p.get("id", i)): p.get("name", "") for i, p in enumerate(props)}
@@ -111,8 +125,34 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     }
     return Trace(kernels=conform(kern, KERNEL_COLUMNS), memops=conform(mem, MEMOP_COLUMNS),
                  launches=conform(launches, LAUNCH_COLUMNS), ranges=conform(rng, RANGE_COLUMNS),
-                 graphs=empty(GRAPH_COLUMNS), meta=meta)
+                 graphs=empty(GRAPH_COLUMNS), cpu_ops=conform(cpu_ops, CPU_OP_COLUMNS), meta=meta)
 
 def _op_like(names: pd.Categorical) -> np.ndarray:
     """user_annotations that name an operation (`nccl:all_reduce`, `vllm::all_reduce`), not a region."""
     return _per_value(names, lambda s: ":" in s and PROFILER_STEP.match(s) is None)
+
+
+def _blank(values: pd.Categorical) -> pd.Categorical:
+    """Missing values as "" (the model's "unknown" for text columns)."""
+    codes = np.asarray(values.codes, np.int64)
+    if (codes >= 0).all():
+        return values
+    cats = np.append(np.asarray(values.categories, dtype=object), "")
+    return _cat_from(np.where(codes < 0, cats.size - 1, codes), cats)
+
+
+def _comm_args(c: dict, rows: np.ndarray, src: np.ndarray) -> dict:
+    """Collective args of kernels `rows`, read from event rows `src` (-1: none known)."""
+    ok = src >= 0
+    s = np.maximum(src, 0)
+
+    def num(key: str) -> np.ndarray:
+        return np.where(ok, c[key][s], -1) if rows.size else np.empty(0, np.int64)
+
+    def text(key: str) -> pd.Categorical:
+        v = c[key]
+        codes = np.where(ok, np.asarray(v.codes, np.int64)[s], -1) if rows.size else np.empty(0, np.int64)
+        return _blank(_cat_from(codes, np.asarray(v.categories, dtype=object)))
+
+    return {"comm_collective": text("coll"), "comm_in_nelems": num("in_nel"), "comm_out_nelems": num("out_nel"),
+            "comm_dtype": text("cdtype"), "comm_group_size": num("gsize"), "comm_group": text("pg")}

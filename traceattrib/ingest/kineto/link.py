@@ -8,13 +8,16 @@ import numpy as np
 from ...intervals import nesting_depth
 from .names import _cat_from
 
-def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, gpu_idx):
-    """For each GPU op (gpu_idx order): the op chain string and input types of the innermost op."""
+def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, gpu_idx, is_comm=None):
+    """For each GPU op (gpu_idx order): the op chain string, the input types of the innermost op,
+    the event row of the innermost op (-1 none) and of the innermost op of the chain that carries
+    collective args (`is_comm`, e.g. record_param_comms; -1 none)."""
     n_gpu = gpu_idx.size
     oi = np.flatnonzero(is_op)
     if not n_gpu or not oi.size or not launch_idx.size:
         blank = _cat_from(np.zeros(n_gpu, np.int64), np.array([""], dtype=object))
-        return blank, blank
+        none = np.full(n_gpu, -1, np.int64)
+        return blank, blank, none, none
     # the launch call of each GPU op
     lcorr = corr[launch_idx]
     lorder = np.argsort(lcorr, kind="stable")
@@ -47,10 +50,14 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     name_cats = np.asarray(names.categories, dtype=object)
     maxd = int(depth.max()) + 1 if depth.size else 1
     levels = np.full((uj.size, maxd), -1, dtype=np.int64)
+    comm_at = np.full(uj.size, -1, dtype=np.int64)  # sorted-order index of the nearest comm op
+    ocomm = np.zeros(oi.size, bool) if is_comm is None else np.asarray(is_comm)[oi]
     cur = uj.copy()
     for d in range(maxd):
         ok = cur >= 0
         levels[ok, d] = name_codes[cur[ok]]
+        take = ok & (comm_at < 0) & ocomm[np.maximum(cur, 0)]
+        comm_at[take] = cur[take]
         cur = np.where(ok, parent[np.maximum(cur, 0)], -1)
     # text once per distinct chain of names, not per launching op
     ulevels, lev_inv = np.unique(levels, axis=0, return_inverse=True)
@@ -62,7 +69,9 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     type_codes = np.where(uj >= 0, np.asarray(intypes.codes)[oi[np.maximum(uj, 0)]], blank)
     type_codes = np.where(type_codes < 0, blank, type_codes)
     types = _cat_from(type_codes[inv], type_vals)
-    return chains, types
+    op_row = np.where(uj >= 0, oi[np.maximum(uj, 0)], -1)[inv]
+    comm_row = np.where(comm_at >= 0, oi[np.maximum(comm_at, 0)], -1)[inv]
+    return chains, types, op_row, comm_row
 
 def _parents(thread: np.ndarray, start: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Index of the enclosing op (sorted order) for ops sorted by (thread, start, -end)."""

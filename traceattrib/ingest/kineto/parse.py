@@ -29,7 +29,7 @@ LAUNCH_CATS = {"cuda_runtime", "cuda_driver"}
 
 RANGE_CATS = {"user_annotation", "gpu_user_annotation"}
 
-OP_CATS = {"cpu_op"}
+OP_CATS = {"cpu_op", "python_function"}
 
 KEEP_CATS = GPU_CATS | LAUNCH_CATS | RANGE_CATS | OP_CATS
 
@@ -95,6 +95,17 @@ def _int_col(vals: list, fill: int = -1) -> np.ndarray:
     except (TypeError, ValueError, OverflowError):
         return pd.to_numeric(pd.Series(vals, dtype=object), errors="coerce").fillna(fill).astype(np.int64).to_numpy()
 
+def _dims_text(v) -> str:
+    """A CPU op's "Input Dims" as compact JSON ("[[1,4096],[4096,4096]]"), "" when absent."""
+    if not isinstance(v, list):
+        return ""
+    return json.dumps(v, separators=(",", ":"))
+
+
+def _str_or_none(v) -> str | None:
+    return None if v is None else str(v)
+
+
 def _dims(vals: list, i: int) -> np.ndarray:
     return np.array([v[i] if isinstance(v, list) and len(v) > i else 0 for v in vals], dtype=np.int64)
 
@@ -104,7 +115,8 @@ class _Cols:
     def __init__(self) -> None:
         self.cat, self.name, self.pid, self.tid, self.ts, self.dur = [], [], [], [], [], []
         self.ext, self.corr, self.dev, self.stream, self.grid, self.block = [], [], [], [], [], []
-        self.graph, self.nbytes, self.intypes = [], [], []
+        self.graph, self.nbytes, self.intypes, self.dims = [], [], [], []
+        self.coll, self.in_nel, self.out_nel, self.cdtype, self.gsize, self.pg = [], [], [], [], [], []
         self.f_pid, self.f_tid, self.f_ts, self.f_id = [], [], [], []
 
     def add(self, events: list) -> None:
@@ -135,6 +147,13 @@ class _Cols:
             self.graph.append(a.get("graph id", a.get("graph_id")))
             self.nbytes.append(a.get("bytes"))
             self.intypes.append(_types_text(a.get("Input type")))
+            self.dims.append(_dims_text(a.get("Input Dims")))
+            self.coll.append(_str_or_none(a.get("Collective name")))
+            self.in_nel.append(a.get("In msg nelems"))
+            self.out_nel.append(a.get("Out msg nelems"))
+            self.cdtype.append(_str_or_none(a.get("dtype")))
+            self.gsize.append(a.get("Group size"))
+            self.pg.append(_str_or_none(a.get("Process Group Name")))
 
     def arrays(self) -> dict:
         g, b = self.grid, self.block
@@ -145,13 +164,16 @@ class _Cols:
             "corr": _int_col(self.corr), "dev": _int_col(self.dev), "stream": _int_col(self.stream),
             "grid": [_dims(g, i) for i in range(3)], "block": [_dims(b, i) for i in range(3)],
             "graph": _int_col(self.graph), "bytes": _int_col(self.nbytes, 0),
-            "intypes": _categorical(self.intypes),
+            "intypes": _categorical(self.intypes), "ext": _int_col(self.ext),
+            "dims": _categorical(self.dims), "coll": _categorical(self.coll),
+            "in_nel": _int_col(self.in_nel), "out_nel": _int_col(self.out_nel),
+            "cdtype": _categorical(self.cdtype), "gsize": _int_col(self.gsize), "pg": _categorical(self.pg),
             "flows": {"pid": _int_col(self.f_pid), "tid": _int_col(self.f_tid),
                       "ts": np.array(self.f_ts, dtype=np.int64), "id": _int_col(self.f_id)},
         }
 
 
-def parse(path: str, step=None) -> tuple[dict, dict]:
+def read_columns(path: str, step=None) -> tuple[dict, dict]:
     """(header, columns) of one trace: the streaming path when the layout allows, else the exact one."""
     res = _read_stream(path, step)
     return _read_whole(path, step) if res is None else res
@@ -194,7 +216,12 @@ def _read_exact(path: str, buf: bytes, spans: list[tuple[int, int]], step=None) 
 
 _ARGS = [("External id", "int64"), ("correlation", "int64"), ("device", "int64"), ("stream", "int64"),
          ("grid", "list"), ("block", "list"), ("bytes", "int64"), ("graph id", "int64"),
-         ("Input type", "liststr")]
+         ("Input type", "liststr"), ("Collective name", "str"), ("In msg nelems", "int64"),
+         ("Out msg nelems", "int64"), ("dtype", "str"), ("Group size", "int64"), ("Process Group Name", "str")]
+# "Input Dims" nest to any depth (TensorList inputs), which no fixed arrow type holds: the fast
+# path takes its text per External id with one regex over the piece (args sit on one line in
+# Kineto's layout, "External id" first), and `_FastCols.arrays` puts it on the ops.
+_DIMS = re.compile(rb'"External id": (-?[0-9]+),[^\n]*?"Input Dims": (\[[\[\]0-9, -]*\])')
 
 CHUNK_BYTES = 32 << 20  # decompressed bytes parsed per pyarrow call (streaming path)
 
@@ -322,7 +349,7 @@ def _schema():
     if _SCHEMA is None:
         import pyarrow as pa
         i64, f64, s = pa.int64(), pa.float64(), pa.string()
-        argt = {"int64": i64, "list": pa.list_(i64), "liststr": pa.list_(s)}
+        argt = {"int64": i64, "list": pa.list_(i64), "liststr": pa.list_(s), "str": s}
         _SCHEMA = pa.schema([("ph", s), ("cat", s), ("name", s), ("pid", i64), ("tid", i64), ("ts", f64),
                              ("ts_ns", i64), ("dur", f64), ("id", i64),
                              ("args", pa.struct([(k, argt[t]) for k, t in _ARGS]))])
@@ -360,23 +387,27 @@ class _Strings:
         local = d.dictionary.to_pylist()
         idx = self.index
         m = np.fromiter((idx.setdefault(s, len(idx)) for s in local), dtype=np.int32, count=len(local))
-        self.codes.append(m[d.indices.to_numpy(zero_copy_only=False)] if len(local) else
-                          np.zeros(len(d), np.int32))
+        m = np.append(m, np.int32(-1))  # null -> missing
+        self.codes.append(m[d.indices.fill_null(len(local)).to_numpy(zero_copy_only=False)])
 
     def categorical(self) -> pd.Categorical:
         codes = np.concatenate(self.codes) if self.codes else np.empty(0, np.int32)
         return _cat_from(codes, np.array(list(self.index), dtype=object))
 
+
 class _FastCols:
     """Kept columns accumulated piece by piece on the pyarrow path."""
 
-    NUM = ("pid", "tid", "ts", "dur", "corr", "dev", "stream", "graph", "bytes",
-           "grid0", "grid1", "grid2", "block0", "block1", "block2")
+    NUM = ("pid", "tid", "ts", "dur", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel", "out_nel",
+           "gsize", "grid0", "grid1", "grid2", "block0", "block1", "block2")
 
     def __init__(self) -> None:
         self.num: dict[str, list[np.ndarray]] = {k: [] for k in self.NUM}
         self.flows: dict[str, list[np.ndarray]] = {k: [] for k in ("pid", "tid", "ts", "id")}
         self.cat, self.name, self.intypes = _Strings(), _Strings(), _Strings()
+        self.coll, self.cdtype, self.pg = _Strings(), _Strings(), _Strings()
+        self.dims_ext: list[bytes] = []   # External id -> Input Dims text, from _DIMS
+        self.dims_text: list[bytes] = []
         self.exact_ts: bool | None = None
 
     def add(self, buf: bytearray, a: int, b: int) -> bool:
@@ -398,6 +429,9 @@ class _FastCols:
             if m is not None:
                 self.exact_ts = float(m.group(1)) >= _EXACT_FLOAT_US
         mv = memoryview(buf)[a:b]
+        for ext, dims in _DIMS.findall(mv):
+            self.dims_ext.append(ext)
+            self.dims_text.append(dims)
         try:
             # epoch-scale timestamps (beyond exact float recovery) are rewritten as integer ns
             data = _TS_DECIMAL.sub(rb'"ts_ns": \1\2', bytes(mv)) if self.exact_ts else mv
@@ -454,6 +488,13 @@ class _FastCols:
         num["stream"].append(ints(args.field("stream")))
         num["graph"].append(ints(args.field("graph id")))
         num["bytes"].append(ints(args.field("bytes"), 0))
+        num["ext"].append(ints(args.field("External id")))
+        num["in_nel"].append(ints(args.field("In msg nelems")))
+        num["out_nel"].append(ints(args.field("Out msg nelems")))
+        num["gsize"].append(ints(args.field("Group size")))
+        self.coll.add(args.field("Collective name"))
+        self.cdtype.add(args.field("dtype"))
+        self.pg.add(args.field("Process Group Name"))
         for i in range(3):
             num[f"grid{i}"].append(dim("grid", i))
             num[f"block{i}"].append(dim("block", i))
@@ -466,6 +507,25 @@ class _FastCols:
         self.flows["id"].append(ints(fl.column("id")))
         return True
 
+    def _dims(self, ext: np.ndarray, cats: pd.Categorical) -> pd.Categorical:
+        """Input Dims text of each kept event from the External id -> dims pairs the regex found
+        (only CPU events carry dims; a kernel shares its op's External id but has none)."""
+        n = ext.size
+        if not self.dims_ext:
+            return _cat_from(np.zeros(n, np.int64), np.array([""], dtype=object))
+        keys = np.array(self.dims_ext, dtype=object).astype(np.int64)
+        codes, uniq = pd.factorize(np.array(self.dims_text, dtype=object))
+        text = np.array([u.replace(b" ", b"").decode() for u in uniq] + [""], dtype=object)
+        order = np.argsort(keys, kind="stable")
+        sk = keys[order]
+        pos = np.minimum(np.searchsorted(sk, ext), sk.size - 1)
+        hit = (sk[pos] == ext) & np.isin(np.asarray(cats.codes), [cats.categories.get_loc(c) for c in
+                                                                  ("cpu_op", "user_annotation", "python_function")
+                                                                  if c in cats.categories])
+        out = np.full(n, uniq.size, np.int64)
+        out[hit] = codes[order[pos[hit]]]
+        return _cat_from(out, text)
+
     def arrays(self) -> dict:
         def cat(parts):
             return np.concatenate(parts) if parts else np.empty(0, np.int64)
@@ -477,6 +537,9 @@ class _FastCols:
             "corr": n["corr"], "dev": n["dev"], "stream": n["stream"],
             "grid": [n[f"grid{i}"] for i in range(3)], "block": [n[f"block{i}"] for i in range(3)],
             "graph": n["graph"], "bytes": n["bytes"],
-            "intypes": self.intypes.categorical(),
+            "intypes": self.intypes.categorical(), "ext": n["ext"],
+            "dims": self._dims(n["ext"], self.cat.categorical()),
+            "coll": self.coll.categorical(), "in_nel": n["in_nel"], "out_nel": n["out_nel"],
+            "cdtype": self.cdtype.categorical(), "gsize": n["gsize"], "pg": self.pg.categorical(),
             "flows": {k: cat(v) for k, v in self.flows.items()},
         }
