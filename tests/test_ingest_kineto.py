@@ -176,6 +176,9 @@ def test_collective_args_from_record_param_comms():
     k = t.kernels
     rccl = k[k["name"].astype(str).str.startswith("ncclDevKernel_Generic")]
     assert len(rccl) == 17
-    assert set(rccl["comm_collective"].astype(str)) == {"allreduce", "broadcast"}
-    assert (rccl["comm_group_size"] == 8).all()
+    # 5 were launched before the profiler started: no launch call, no op, args unknown
+    known = rccl[rccl["op"].astype(str) != ""]
+    assert len(known) == 12 and (rccl.loc[rccl["op"].astype(str) == "", "comm_collective"].astype(str) == "").all()
+    assert set(known["comm_collective"].astype(str)) == {"allreduce", "broadcast"}
+    assert (known["comm_group_size"] == 8).all()
     assert (t.cpu_ops["kind"].astype(str) == "python_function").sum() == 34405
