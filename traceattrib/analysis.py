@@ -43,11 +43,12 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     rules = rules if rules is not None else classify.load_rules()
     kc = classify.classify_kernels(trace.kernels, rules)
     mc = classify.classify_memops(trace.memops, rules)
-    st = steps.find_steps(trace, steps_regex)
+    st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
     bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
     summary = attribute.summarize(bd, what_if=what_if, layers=layers)
     summary["evidence"] = st.evidence
+    summary["evidence_why"] = st.why
     kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(),
                                    step=_op_step(st, "kernel", len(trace.kernels)))
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),

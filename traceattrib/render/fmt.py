@@ -53,7 +53,19 @@ def trace_line(meta: dict) -> str:
 EVIDENCE_TEXT = {
     "regex": "ranges matching --steps",
     "annotations": "step annotations (NVTX / record_function)",
-    "cuda_graphs": "CUDA-graph launches (one replay = one step)",
+    "python_frames": "Python frames of the model runner (with_stack)",
+    "cuda_graphs": "CUDA-graph launches, grouped into forwards",
     "detected": "detection from the repeating kernel sequence (no annotations)",
-    "none": "none (whole trace as one step)",
+    "whole_trace": "none (whole trace as one step)",
 }
+
+
+def steps_line(rep) -> str:
+    """'steps: 11 (10 decode, 1 prefill), 2 ranks, from ...: why' (the chooser's reason when known)."""
+    counts = rep.summary.get("step_counts", {})
+    ctext = ", ".join(f"{n} {k}" for k, n in counts.items())
+    nranks = rep.steps["rank"].nunique() if len(rep.steps) else 0
+    if nranks > 1:
+        ctext += f", over {nranks} ranks"
+    why = rep.summary.get("evidence_why") or "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
+    return f"steps: {sum(counts.values())} ({ctext}) {why}"

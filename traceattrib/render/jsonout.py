@@ -25,6 +25,8 @@ def to_dict(rep: Report) -> dict[str, Any]:
         span = r["span_ns"]
         steps.append({
             "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
+            "kind_evidence": str(r.get("kind_evidence", "")),
+            "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
             "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
             "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
             "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
@@ -38,9 +40,15 @@ def to_dict(rep: Report) -> dict[str, Any]:
         "traceattrib_version": __version__, "schema_version": SCHEMA_VERSION,
         "trace": {k: meta.get(k) for k in ("path", "format", "profiler", "profiler_version", "schema_version",
                                            "gpus", "devices", "ranks", "world_size")},
-        "evidence": rep.evidence, "buckets": list(rep.buckets), "notes": rep.notes,
+        "evidence": rep.evidence, "evidence_why": rep.summary.get("evidence_why", ""),
+        "buckets": list(rep.buckets), "notes": rep.notes,
         "steps": steps, "summary": rep.summary,
     })
+
+
+def _known(v):
+    """A count the trace may not give (-1 in the tables) as int or null."""
+    return None if v is None or v < 0 else int(v)
 
 
 def _bound(span: int, exposed: int):

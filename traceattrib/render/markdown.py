@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 from ..analysis import Report
-from .fmt import EVIDENCE_TEXT, bound, dur, ms, pct, trace_line
+from .fmt import bound, dur, ms, pct, steps_line, trace_line
 
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
 
 
 def render(rep: Report, per_step: bool = False) -> str:
     out = [f"**traceattrib** · `{trace_line(rep.meta)}`", ""]
-    counts = rep.summary.get("step_counts", {})
-    out.append(f"Steps: {sum(counts.values())} ({', '.join(f'{n} {k}' for k, n in counts.items())}) from "
-               f"{EVIDENCE_TEXT.get(rep.evidence, rep.evidence)}.")
+    line = steps_line(rep)
+    out.append("S" + line[1:] + ".")
     for kind in KIND_ORDER:
         d = rep.summary.get("by_kind", {}).get(kind)
         if not d:

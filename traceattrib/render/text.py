@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import Report
-from .fmt import EVIDENCE_TEXT, bound, dur, ms, pct, trace_line, trunc
+from .fmt import bound, dur, ms, pct, steps_line, trace_line, trunc
 
 WIDTH = 100
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
@@ -15,12 +15,7 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     out: list[str] = []
     w = out.append
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
-    counts = rep.summary.get("step_counts", {})
-    ctext = ", ".join(f"{n} {k}" for k, n in counts.items())
-    nranks = rep.steps["rank"].nunique()
-    if nranks > 1:
-        ctext += f", over {nranks} ranks"
-    w(trunc(f"steps: {sum(counts.values())} ({ctext}) from {EVIDENCE_TEXT.get(rep.evidence, rep.evidence)}", WIDTH))
+    out.extend(_wrap(steps_line(rep), WIDTH, "  "))
     for kind in KIND_ORDER:
         d = rep.summary.get("by_kind", {}).get(kind)
         if not d:
@@ -110,15 +105,20 @@ def rank_table(rep: Report) -> list[str]:
 
 def step_table(rep: Report) -> list[str]:
     main = [b for b in MAIN_BUCKETS if b in rep.buckets]
-    hdr = f"{'rank':>4} {'#':>4} {'name':<18}{'kind':<8}{'span':>8}{'busy':>8}{'idle':>8}" + \
+    hdr = f"{'rank':>4} {'#':>4} {'name':<16}{'kind':<8}{'tok':>6}{'lay':>4}{'span':>8}{'idle':>8}" + \
         "".join(f"{b[:6]:>8}" for b in main) + "  flags"
-    out = ["per step (ms; bucket columns are exposed time):", hdr]
+    out = ["per step (ms; bucket columns are exposed time; tok = tokens, lay = layers):", hdr]
     for _, r in rep.steps.iterrows():
         flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
-        out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 17):<18}{r['kind']:<8}"
-                   f"{ms(r['span_ns']):>8}{ms(r['busy_ns']):>8}{ms(r['idle_ns']):>8}"
+        out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 15):<16}{r['kind']:<8}"
+                   f"{_known(r.get('tokens', -1)):>6}{_known(r.get('layers', -1)):>4}"
+                   f"{ms(r['span_ns']):>8}{ms(r['idle_ns']):>8}"
                    + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags}")
     return out
+
+
+def _known(v) -> str:
+    return "-" if v is None or v < 0 else str(int(v))
 
 
 def _wrap(text: str, width: int, indent: str) -> list[str]:

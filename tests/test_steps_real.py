@@ -1,0 +1,183 @@
+"""Steps on real traces: one forward pass each, from the best evidence, kinds right, spans against
+the capture scripts' own CUDA events (fixtures/*.steps.json), and on other people's traces."""
+from __future__ import annotations
+
+import json
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from traceattrib import analyze
+from traceattrib.ingest import read
+from traceattrib.model import RANGE_COLUMNS, Trace, conform
+
+from conftest import FIXTURES, PUBLIC, needs_shared
+
+
+def truth(name: str) -> list[dict]:
+    paths = sorted(FIXTURES.glob(f"{name}.steps.json")) or sorted(FIXTURES.glob(f"{name}.rank0.steps.json"))
+    return json.load(open(paths[0]))["steps"]
+
+
+def truth_kinds(steps: list[dict]) -> list[str]:
+    return [s.get("kind") or ("prefill" if s["name"] == "prefill" else "decode") for s in steps]
+
+
+def load(name: str) -> Trace:
+    for p in (FIXTURES / f"{name}.pt.trace.json.gz", FIXTURES / f"{name}.sqlite", FIXTURES / name):
+        if p.exists():
+            return read(str(p))
+    raise FileNotFoundError(name)
+
+
+def add_ranges(t: Trace, rows: pd.DataFrame) -> None:
+    """Append annotation ranges (a synthetic edge case built on a real trace)."""
+    both = pd.concat([t.ranges.astype({c: str for c in ("name", "domain", "source")}), rows], ignore_index=True)
+    t.ranges = conform(both.astype({c: "category" for c in ("name", "domain", "source")}), RANGE_COLUMNS)
+
+
+# (fixture, evidence, steps per rank, layers per step)
+CASES = [
+    ("serve_piecewise_torch", "annotations", 11, 8),      # vLLM >= 0.14 names, piecewise graphs
+    ("serve_piecewise_nsys", "annotations", 11, 8),       # the same names as NVTX
+    ("serve_piecewise_noann_torch", "python_frames", 11, 8),  # gpu_model_runner.py: execute_model
+    ("serve_piecewise_noann_nsys", "cuda_graphs", 11, 8),  # 9 launches per forward + eager prefill
+    ("serve_full_noann_torch", "cuda_graphs", 11, 8),     # one launch per forward + eager prefill
+    ("serve_eager_noann_torch", "detected", 11, 8),
+    ("hf_generate_torch", "detected", 16, 8),             # HF generate: 1 prefill + 15 decode forwards
+    ("llama_eager_torch", "annotations", 25, 4),
+    ("llama_eager_nsys", "annotations", 25, 4),
+    ("llama_graph_torch", "annotations", 25, 4),
+    ("llama_graph_nsys_node", "annotations", 25, 4),
+    ("tp2_eager_torch", "annotations", 13, 4),
+    ("tp2_graph_torch", "annotations", 13, 4),
+    ("tp2_eager_nsys", "annotations", 13, 4),
+]
+
+
+@pytest.mark.parametrize("name,evidence,nsteps,layers", CASES, ids=[c[0] for c in CASES])
+def test_fixture_steps_are_forwards(name, evidence, nsteps, layers):
+    rep = analyze(load(name))
+    st = rep.steps
+    assert rep.evidence == evidence
+    for r, g in st.groupby("rank"):
+        want = truth_kinds(truth(name))
+        assert len(g) == nsteps == len(want), r
+        assert list(g["kind"]) == want, r
+        assert (g["layers"] == layers).all(), r
+        # median decode span within 5% of the script's CUDA events of the whole iteration
+        got = g.loc[g["kind"] == "decode", "span_ns"].median() / 1e6
+        ref = statistics.median(s["cuda_event_ms"] for s, k in zip(truth(name), want) if k == "decode")
+        assert abs(got / ref - 1) < 0.05, (r, got, ref)
+
+
+@pytest.mark.parametrize("name", ["serve_piecewise_torch", "serve_eager_noann_torch", "hf_generate_torch"])
+def test_tokens_per_step_from_names_or_shapes(name):
+    rep = analyze(load(name))
+    want = [s["tokens"] for s in truth(name)]
+    assert list(rep.steps["tokens"]) == want
+
+
+def test_kinds_say_their_evidence():
+    ev = {n: list(analyze(load(n)).steps["kind_evidence"]) for n in
+          ("serve_piecewise_torch", "serve_eager_noann_torch", "serve_piecewise_noann_nsys")}
+    assert set(ev["serve_piecewise_torch"]) == {"name"}
+    assert set(ev["serve_eager_noann_torch"]) == {"tokens"}  # 512 prompt tokens vs 4 per decode
+    # no shapes in nsys: the decode steps run split-KV attention kernels, the prefill does not and
+    # runs eagerly among the graph replays
+    assert ev["serve_piecewise_noann_nsys"] == ["attention kernel"] * 11
+
+
+def test_piecewise_launches_are_grouped_not_steps():
+    rep = analyze(load("serve_piecewise_noann_nsys"))
+    assert "9 launches per forward" in rep.summary["evidence_why"]
+    assert any("eager forward" in n for n in rep.notes)
+    # every decode step holds its 9 graph replays and the 8 eager attention calls between them
+    dec = rep.steps[rep.steps["kind"] == "decode"]
+    assert (dec["attention_count"] == 16).all()  # split-KV attention + its combine kernel, per layer
+
+
+def test_profiler_step_around_generate_is_split_into_forwards():
+    """A ProfilerStep around a whole `generate` holds 16 forwards: detection wins, and says why."""
+    t = load("hf_generate_torch")
+    k = t.kernels
+    extra = pd.DataFrame({"start_ns": [int(k["start_ns"].min()) - 1000], "end_ns": [int(k["end_ns"].max()) + 1000],
+                          "name": ["ProfilerStep#1"], "domain": ["torch"], "source": ["profiler_step"],
+                          "pid": [int(t.launches["pid"].iloc[0])], "tid": [int(t.launches["tid"].iloc[0])],
+                          "depth": [0], "rank": [0]})
+    add_ranges(t, extra)
+    rep = analyze(t)
+    assert rep.evidence == "detected" and len(rep.steps) == 16
+    assert any("ProfilerStep" in n and "16 forward passes" in n for n in rep.notes)
+
+
+def test_kernel_only_trace_keeps_its_prefill():
+    """A production trace with GPU kernels only (no CPU events): the long first forward is a
+    prefill from its launch grids or span, never swallowed as warm-up."""
+    t = load("serve_eager_noann_torch")
+    for tab in ("launches", "ranges", "cpu_ops"):
+        setattr(t, tab, getattr(t, tab).iloc[0:0])
+    t.kernels = t.kernels.assign(op="", op_id=-1).astype({"op": "category"})
+    rep = analyze(t)
+    st = rep.steps
+    assert rep.evidence == "detected" and len(st) == 11
+    assert list(st["kind"]) == ["prefill"] + ["decode"] * 10
+    assert not st["warmup"].iloc[0]
+    assert rep.summary["by_kind"]["prefill"]["summarized_steps"] == 1
+
+
+def test_layers_option_disagreement_is_noted():
+    rep = analyze(load("serve_eager_noann_torch"), layers=80)
+    assert any("--layers 80 but the steps hold 8 layers" in n for n in rep.notes)
+
+
+def test_zero_count_vllm_ranges_are_not_steps():
+    t = load("serve_piecewise_torch")
+    r = t.ranges
+    idle = r[r["source"].astype(str) == "user_annotation"].iloc[[0]].astype(
+        {c: str for c in ("name", "domain", "source")}).assign(
+        name="execute_context_0(0)_generation_0(0)", start_ns=int(t.kernels["end_ns"].max()) + 10_000,
+        end_ns=int(t.kernels["end_ns"].max()) + 20_000)
+    add_ranges(t, idle)
+    rep = analyze(t)
+    assert len(rep.steps) == 11
+    assert any("say no forward ran" in n for n in rep.notes)
+
+
+# --- other people's traces -----------------------------------------------------------------------
+
+@needs_shared
+def test_public_sglang_prefill_step():
+    rep = analyze(read(str(PUBLIC / "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz")))
+    st = rep.steps
+    # one annotated EXTEND forward of Qwen3-8B (36 layers), 15 requests x 1024 tokens; detection
+    # must not cut it into layer groups
+    assert rep.evidence == "annotations" and len(st) == 1
+    assert st["kind"].iloc[0] == "prefill" and st["tokens"].iloc[0] == 15360 and st["layers"].iloc[0] == 36
+
+
+@needs_shared
+def test_public_vllm_graph_capture_is_not_cut_into_layers():
+    rep = analyze(read(str(PUBLIC / "tracelens_mi300_vllm_graph_capture.json.gz")))
+    st = rep.steps
+    assert len(st) == 1 and st["layers"].iloc[0] == 24  # Qwen3 forward frames, not 24 one-layer steps
+
+
+@needs_shared
+@pytest.mark.parametrize("name,n", [("hta_a100_2rank_nccl_args.json.gz", 3), ("hta_ns_resolution_rank0.json.gz", 5),
+                                    ("tracelens_mi300_resnet_rccl.json.gz", 3)])
+def test_public_training_iterations_stay_profiler_steps(name, n):
+    rep = analyze(read(str(PUBLIC / name)))
+    assert rep.evidence == "annotations" and len(rep.steps) == n
+    assert set(rep.steps["kind"]) == {"unknown"}  # training iterations, not prefill or decode
+    assert any("training" in x for x in rep.notes)
+
+
+def test_every_fixture_step_holds_gpu_work_and_sums_to_span():
+    for name in ("serve_piecewise_noann_nsys", "serve_full_noann_torch", "hf_generate_torch"):
+        st = analyze(load(name)).steps
+        exp = st[[c for c in st.columns if c.endswith("_exposed_ns")]].sum(axis=1)
+        assert (exp + st["overlap_ns"] + st["idle_ns"] == st["span_ns"]).all()
+        assert (st["n_ops"] > 0).all() and (np.diff(st["start_ns"]) > 0).all()

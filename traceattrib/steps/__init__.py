@@ -1,0 +1,229 @@
+"""Split a trace into steps, one forward pass of the model (one scheduler iteration) each, and
+assign every GPU op to one.
+
+Evidence sources (sources.py), each returning candidate steps and what it found:
+  `--steps REGEX` ranges; annotation ranges of every framework generation (rules/steps.toml:
+  vLLM, SGLang, TensorRT-LLM, generic names, ProfilerStep#N); Python frames of the model runner
+  (with_stack); CUDA-graph launches grouped by their repeating cycle; detection from the kernel
+  stream at the model level (detect.py); the whole trace.
+The chooser cross-checks them against the kernel stream: detection's anchor is a kernel that runs
+once per forward, so a candidate whose steps each hold one anchor holds one forward per step. It
+takes, in the order above, the first candidate that passes (a user's --steps always wins), and
+says which was used and why the others were not: ProfilerStep ranges around a whole `generate`
+hold many forwards; piecewise CUDA-graph launches hold part of one.
+All times int64 ns.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..errors import TraceError
+from ..model import Trace
+from . import kinds, sources
+from .detect import DISTINCT, Detection
+from .kinds import word_kind
+from .ops import gpu_ops, launch_start, name_matches
+from .vocab import Vocab, default_vocab
+from .windows import sync_ends
+
+__all__ = ["Steps", "find_steps", "gpu_ops", "launch_start", "name_matches", "name_kind"]
+
+STEP_COLUMNS = ["rank", "index", "name", "kind", "kind_evidence", "tokens", "layers", "start_ns", "end_ns",
+                "cpu_start_ns", "cpu_end_ns", "n_ops", "warmup", "outlier"]
+
+
+@dataclass
+class Steps:
+    """Steps and the op -> step assignment.
+
+    table: one row per step (STEP_COLUMNS): rank, index, name, kind (prefill | decode | mixed |
+           unknown), kind_evidence, tokens (-1 unknown), layers (-1 unknown), start_ns / end_ns
+           (GPU window: first op start to last op end), cpu_start_ns / cpu_end_ns (the source's
+           window), n_ops, warmup, outlier.
+    ops:   GPU ops (kernels, memops, whole-graph executions) with `step` (-1 = outside steps).
+    evidence: the source used: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' |
+           'detected' | 'whole_trace'.
+    why:   "from <what the source found>[; why it passed the cross-check]", for the report.
+    notes: what the user should know (thin evidence, inferred kinds, dropped warm-up, ...).
+    """
+
+    table: pd.DataFrame
+    ops: pd.DataFrame
+    evidence: str
+    why: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def name_kind(name: str, vocab: Vocab | None = None) -> str:
+    """prefill | decode | mixed | unknown from a step's name (kind words only)."""
+    return word_kind(name, vocab or default_vocab())
+
+
+def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series | None = None,
+               layers: int | None = None, vocab: Vocab | None = None) -> Steps:
+    """Find steps from the best evidence present and assign GPU ops to them.
+
+    kernel_buckets: the classification of trace.kernels (aligned), used to count attention calls
+    (layers per step) and attention variants (kinds); layers: the user's --layers, checked."""
+    vocab = vocab or default_vocab()
+    ops = gpu_ops(trace)
+    syncs = sync_ends(trace.launches, vocab.sync)
+    att = kinds.attention_mask(ops, kernel_buckets)
+    det_cand, dets = sources.detected(trace, ops, att)
+    cands: list[sources.Candidate] = []
+    if regex:
+        try:
+            pat = re.compile(regex)
+        except re.error as e:
+            raise TraceError(f"--steps: invalid regular expression {regex!r} ({e})") from None
+        c = sources.from_regex(trace, ops, pat, syncs)
+        if c is None:
+            raise TraceError(f"--steps {regex!r} matches no range name in the trace")
+        cands.append(c)
+    cands += sources.from_annotations(trace, ops, vocab, syncs)
+    for c in (sources.from_frames(trace, ops, vocab, syncs), sources.from_graphs(trace, ops, vocab, syncs),
+              det_cand):
+        if c is not None:
+            cands.append(c)
+    chosen, why, rejected = _choose(cands, ops, dets, training=kinds.is_training(trace))
+    if chosen is None:
+        chosen = sources.whole_trace(ops)
+        why = ("from the whole trace: nothing marks steps and the kernel stream has no repeating forward, "
+               "so the whole trace is one step")
+    if chosen.source == "cuda_graphs":
+        chosen = sources.add_eager_forwards(chosen, ops, syncs, att)
+    ops["step"] = chosen.step
+    notes = list(chosen.notes) + rejected
+    if chosen.source == "detected":
+        notes.append("no step annotations, Python frames or CUDA-graph launches mark the forwards: steps were "
+                     "detected from the repeating kernel sequence; boundaries are inferred (name steps with "
+                     "NVTX ranges or record_function, or pass --steps REGEX, for exact ones)")
+    table = _finish(chosen, ops, trace, vocab, kernel_buckets, notes)
+    if layers and len(table) and (table["layers"] > 0).any():
+        got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
+        if got != layers:
+            notes.append(f"--layers {layers} but the steps hold {got} layers each (attention calls per step)")
+    return Steps(table=table, ops=ops, evidence=chosen.source, why=why, notes=notes)
+
+
+# --- the chooser ---------------------------------------------------------------------------------
+
+def forwards_per_step(cand: sources.Candidate, dets: dict[int, Detection]) -> np.ndarray | None:
+    """How many forward-pass anchors (detect.py) each candidate step holds; None without anchors."""
+    if not dets:
+        return None
+    anchors = np.concatenate([d.anchor_pos for d in dets.values()])
+    ranks = set(dets)
+    s = cand.step[anchors]
+    n = len(cand.table)
+    counts = np.bincount(s[s >= 0], minlength=n)[:n]
+    on = np.isin(cand.table["rank"].to_numpy(), list(ranks))
+    return counts[on]
+
+
+def _verdict(counts: np.ndarray | None) -> str:
+    if counts is None or not counts.size:
+        return "unchecked"
+    if (counts == 1).mean() >= 0.75:
+        return "one"
+    med = float(np.median(counts))
+    return "many" if med >= 2 else ("part" if med < 1 else "mixed")
+
+
+def _choose(cands: list[sources.Candidate], ops: pd.DataFrame, dets: dict[int, Detection], training: bool = False):
+    """(chosen candidate, why, notes on the rejected ones).
+
+    Detection's once-per-forward anchor checks every other candidate. Where its boundaries do not
+    stand out from the GPU gaps inside its steps (ratio < DISTINCT), it is not trusted to overrule a
+    framework's own one-forward annotations, only ranges that may hold several forwards
+    (ProfilerStep#N). In a training trace a step is an iteration (forward and backward), which the
+    anchor does not describe: annotations are taken as they are."""
+    rejected: list[str] = []
+    strong = bool(dets) and min(d.ratio for d in dets.values()) >= DISTINCT
+    for c in cands:
+        counts = forwards_per_step(c, dets)
+        v = _verdict(counts)
+        if v not in ("one", "unchecked") and c.source != "detected" and (
+                training and c.source == "annotations" or not strong and c.forward == "one"):
+            v = "unchecked"
+        n = len(c.table)
+        if c.source == "regex" or v in ("one", "unchecked") or c.source == "detected":
+            why = f"from {c.label}"
+            if v == "one":
+                why += "; each holds one forward (one pass of the model's once-per-forward kernels)"
+            elif c.source == "regex" and v != "unchecked":
+                rejected.append(f"--steps ranges hold {_forwards_text(counts)} forward passes each, "
+                                "by the kernel stream's once-per-forward kernels")
+            return c, why, rejected
+        rejected.append(f"not used: {n} step(s) from {c.label}: each holds {_forwards_text(counts)} forward "
+                        f"passes ({'more than one forward each' if v == 'many' else 'part of a forward'})")
+    return None, "", rejected
+
+
+def _forwards_text(counts: np.ndarray | None) -> str:
+    if counts is None or not counts.size:
+        return "?"
+    med = float(np.median(counts))
+    return f"{med:.0f}" if med >= 1 else f"{counts.mean():.2f}"
+
+
+# --- finishing: GPU windows, kinds, tokens, layers, flags ------------------------------------------
+
+def _host_start(table: pd.DataFrame, from_sync: bool = False) -> np.ndarray:
+    """Where each step starts on the GPU timeline. The GPU idle time before a step's first op is
+    the step's own (the host was preparing it), down to where the previous step's work ended: a
+    step found from a CPU window starts when that window opened on the host, if the GPU was idle
+    then; a step found on the GPU side starts where the previous step ended. The first step of a
+    rank found on the GPU side starts at its first op."""
+    start = table["start_ns"].to_numpy(np.int64).copy()
+    prev_end = table.groupby("rank")["end_ns"].shift(1).fillna(-1).astype(np.int64).to_numpy()
+    cpu = ~table["gpu_side"].to_numpy(bool)
+    opened = table["own_start_ns" if from_sync else "cpu_start_ns"].to_numpy(np.int64)
+    host = np.where(cpu, opened, prev_end)
+    begin = np.maximum(host, prev_end)
+    ok = (begin >= 0) & (begin < start)
+    return np.where(ok, begin, start)
+
+
+def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
+            kernel_buckets: pd.Series | None, notes: list[str]) -> pd.DataFrame:
+    table = c.table.reset_index(drop=True)
+    st = ops[ops["step"] >= 0]
+    win = st.groupby("step").agg(start_ns=("start_ns", "min"), end_ns=("end_ns", "max"), n_ops=("start_ns", "size"))
+    table = table.join(win)
+    empty = table["n_ops"].isna().to_numpy()
+    if empty.any():
+        notes.append(f"{int(empty.sum())} step range(s) launched no GPU work and are left out")
+        remap = np.full(len(table), -1, np.int64)
+        remap[~empty] = np.arange(int((~empty).sum()))
+        ops["step"] = np.where(ops["step"] >= 0, remap[np.maximum(ops["step"].to_numpy(), 0)], -1)
+        table = table[~empty].reset_index(drop=True)
+    for col in ("start_ns", "end_ns", "n_ops"):
+        table[col] = table[col].astype(np.int64)
+    table["start_ns"] = _host_start(table, from_sync=c.source == "cuda_graphs")
+    if not len(table):
+        raise TraceError(f"{trace.meta.get('path', 'trace')}: no GPU work inside any step")
+    ev = kinds.name_evidence(table["name"], vocab)
+    table["kind"] = np.where(ev["kind"].to_numpy() == "none", "unknown", ev["kind"].to_numpy())
+    tok = ev["tokens"].to_numpy()
+    shaped = kinds.tokens_from_shapes(trace, ops, len(table))
+    table["tokens"] = np.where(tok > 0, tok, shaped)
+    att = kinds.attention_mask(ops, kernel_buckets)
+    table["layers"] = kinds.layers_per_step(ops, len(table), att)
+    kind, kev, knotes = kinds.infer_kinds(table, ops, trace, vocab, att)
+    table["kind"], table["kind_evidence"] = kind, kev
+    notes += knotes
+    table["index"] = table.groupby("rank").cumcount()
+    table["warmup"], table["outlier"] = kinds.flag(table)
+    if table["warmup"].any():
+        notes.append(f"{int(table['warmup'].sum())} warm-up step(s) flagged and left out of the summaries")
+    if table["outlier"].any():
+        notes.append(f"{int(table['outlier'].sum())} outlier step(s) flagged (span far from the median); kept in summaries")
+    outside = int((ops["step"] < 0).sum())
+    if outside:
+        notes.append(f"{outside} GPU op(s) were launched outside every step and are not in any step")
+    return table[STEP_COLUMNS]

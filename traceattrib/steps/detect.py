@@ -1,0 +1,187 @@
+"""Steps from the kernel stream alone, at the level of the whole model.
+
+Per rank, kernels in start order. A kernel that runs once per forward pass (the embedding lookup,
+the lm_head GEMM, sampling) recurs at a regular distance (in kernels) that is the model's period;
+per-layer kernels recur at a smaller distance. Candidate periods are the modal distances of names
+that recur regularly (at least MIN_REGULAR of their gaps equal the mode), tried from the largest:
+the anchor is the name with that period that occurs most. One step per anchor occurrence; between
+two occurrences the boundary is the widest GPU idle gap (the host samples, schedules and prepares
+the next iteration there), which also absorbs a prefill with a different kernel count.
+
+The largest period that splits the stream into at least MIN_COUNT steps is taken, except where
+the steps look like the layer groups of one forward: names that run once in the whole stream (the
+embedding before the first layer, the lm_head after the last) sit in the first and the last step
+and nowhere else, and the boundaries have no GPU gap that stands out (see DISTINCT); or each step
+holds fewer than two attention calls (a step holds every layer). `ratio` (median boundary gap over
+the median of each step's widest inner gap) says how clearly the boundaries stand out: the chooser
+lets detection overrule other evidence only when it is at least DISTINCT.
+All times int64 ns; positions are indices into the rank's kernels sorted by start.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+MIN_COUNT = 3        # occurrences a name needs to define a period
+MIN_REGULAR = 0.6    # share of its gaps equal to the modal gap
+DISTINCT = 1.5       # boundary gap / widest inner gap (medians over steps): boundaries stand out
+CLEAR = 3.0          # ... stand out clearly (a host sync and scheduling between forwards)
+MAX_TRIES = 8        # candidate periods tried, largest first
+
+
+@dataclass
+class Detection:
+    """One rank's detected steps: kernel positions where steps start (`starts`) and end (`stops`,
+    exclusive), the anchor name code and its positions, the period in kernels, and why."""
+
+    starts: np.ndarray
+    stops: np.ndarray
+    anchor_code: int
+    anchor_pos: np.ndarray
+    period: int
+    ratio: float  # boundary gap / inner gap (medians)
+
+
+def regular_names(codes: np.ndarray) -> pd.DataFrame:
+    """Names that recur regularly: code, period (modal gap in positions), share, count; largest period first."""
+    n = codes.size
+    if n < 2:
+        return pd.DataFrame(columns=["code", "period", "share", "count"])
+    pos = np.arange(n)
+    order = np.lexsort((pos, codes))
+    nc, pp = codes[order], pos[order]
+    same = nc[1:] == nc[:-1]
+    g = pd.DataFrame({"code": nc[1:][same], "gap": np.diff(pp)[same]})
+    if not len(g):
+        return pd.DataFrame(columns=["code", "period", "share", "count"])
+    per = g.groupby(["code", "gap"]).size().rename("k").reset_index()
+    tot = per.groupby("code")["k"].transform("sum")
+    per = per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
+    best = per.drop_duplicates("code")
+    out = pd.DataFrame({"code": best["code"].to_numpy(), "period": best["gap"].to_numpy(),
+                        "share": (best["k"] / best["tot"]).to_numpy(), "count": best["tot"].to_numpy() + 1})
+    out = out[(out["count"] >= MIN_COUNT) & (out["share"] >= MIN_REGULAR)]
+    return out.sort_values(["period", "share", "count"], ascending=[False, False, False], ignore_index=True)
+
+
+def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """GPU idle time before each kernel (start minus the latest end of all earlier kernels), ns."""
+    if not start.size:
+        return start
+    run = np.maximum.accumulate(end)
+    return np.r_[0, np.maximum(start[1:] - run[:-1], 0)]
+
+
+def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per segment [lo, hi) (non-empty): position and value of the maximum (first on ties)."""
+    lens = hi - lo
+    seg = np.repeat(np.arange(lo.size), lens)
+    idx = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(lo, lens)
+    v = values[idx]
+    order = np.lexsort((idx, -v, seg))
+    first = np.r_[0, np.flatnonzero(np.diff(seg[order])) + 1]
+    pos = idx[order][first]
+    return pos, values[pos]
+
+
+def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray, attention: np.ndarray | None = None) -> Detection | None:
+    """Detect steps in one rank's kernel stream (codes/start/end sorted by start), or None.
+
+    attention: per kernel, True for attention kernels (None: unknown)."""
+    n = codes.size
+    if n < 2 * MIN_COUNT:
+        return None
+    reg = regular_names(codes)
+    if not len(reg):
+        return None
+    gap = idle_before(start, end)
+    once = np.flatnonzero(np.bincount(codes - codes.min(), minlength=1)[codes - codes.min()] == 1)
+    for period in reg["period"].drop_duplicates()[:MAX_TRIES]:
+        if period < 2:
+            break
+        anchor = int(reg.loc[reg["period"] == period, "code"].iloc[0])
+        a = np.flatnonzero(codes == anchor)
+        det = _split_at(a, gap, n)
+        if det is None:
+            continue
+        starts, stops, ratio = det
+        if starts.size < MIN_COUNT:
+            continue
+        if ratio < DISTINCT and _edges_only(once, starts):
+            continue  # layer groups of a single forward
+        if attention is not None and attention.any():
+            pos = np.flatnonzero(attention)
+            unit = np.searchsorted(starts, pos, side="right") - 1
+            ok = unit >= 0
+            calls = pd.DataFrame({"u": unit[ok], "c": codes[pos][ok]}).value_counts().groupby(level="u").max()
+            if float(calls.reindex(range(starts.size), fill_value=0).median()) < 2:
+                continue  # a step holds every layer: each attention kernel runs at least twice
+        return Detection(starts, stops, anchor, a, int(period), float(ratio))
+    return None
+
+
+def _mode(x: np.ndarray) -> int:
+    """Most common value (the smallest on ties)."""
+    u, c = np.unique(x, return_counts=True)
+    return int(u[np.argmax(c)])
+
+
+def _edges_only(once: np.ndarray, starts: np.ndarray) -> bool:
+    """True when the kernels that run once in the stream lie in the first and last step only."""
+    if not once.size or starts.size < 3:
+        return False
+    unit = set(np.unique(np.searchsorted(starts, once, side="right") - 1).tolist())
+    return {0, starts.size - 1} <= unit and not (unit - {0, starts.size - 1, -1})
+
+
+def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
+    """Steps around anchor positions `a`: (starts, stops, boundary/inner gap ratio) or None.
+
+    Between consecutive anchors the boundary is the widest idle gap before a kernel in
+    (a_i, a_i+1]; where the anchors are one period apart (identical forwards) it is put at the
+    offset after the anchor most of them chose, so a stray host hiccup inside one forward does not
+    move its boundary. When those gaps do not clearly stand out (ratio < CLEAR) and the trace's
+    end (a profiled loop ends with a whole forward) puts the boundary elsewhere, the end wins: the
+    kernels after the last anchor are the tail every forward has after its anchor."""
+    if a.size < MIN_COUNT:
+        return None
+    bpos, _ = _seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
+    d = np.diff(a)
+    period = _mode(d)
+    regular = d == period
+    if regular.sum() >= 2:
+        bpos[regular] = a[:-1][regular] + _mode((bpos - a[:-1])[regular])
+    ratio = _ratio(gap, bpos, a, n)
+    tail = n - a[-1]
+    o_gap = _mode(bpos[regular] - a[:-1][regular]) if regular.any() else -1
+    first, last = 0, n
+    if ratio < CLEAR and 1 <= tail <= d.min() and abs(tail - o_gap) > 0.1 * period:
+        bpos = a[:-1] + tail
+    elif ratio >= CLEAR:
+        # a profile that starts or ends inside a forward: cut at a gap like the boundaries
+        typical = float(np.median(gap[bpos]))
+        p0, g0 = _seg_argmax(gap, np.array([0]), np.array([a[0] + 1]))
+        if a[0] > 0 and g0[0] >= 0.5 * typical > 0:
+            first = int(p0[0])
+        if tail > 1:
+            p1, g1 = _seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
+            if g1[0] >= 0.5 * typical > 0:
+                last = int(p1[0])
+    starts, stops = np.r_[first, bpos], np.r_[bpos, last]
+    keep = stops > starts
+    return starts[keep], stops[keep], ratio
+
+
+def _ratio(gap: np.ndarray, bpos: np.ndarray, a: np.ndarray, n: int) -> float:
+    """Median boundary gap over the median of each step's widest inner gap (its first kernel excluded)."""
+    starts, stops = np.r_[0, bpos], np.r_[bpos, n]
+    has = stops - starts > 1
+    inner = np.zeros(starts.size)
+    if has.any():
+        _, v = _seg_argmax(gap, starts[has] + 1, stops[has])
+        inner[has] = v
+    typical = float(np.median(gap[bpos])) if bpos.size else 0.0
+    inner_med = float(np.median(inner)) if inner.size else 0.0
+    return typical / inner_med if inner_med > 0 else (np.inf if typical > 0 else 0.0)

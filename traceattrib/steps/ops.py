@@ -1,0 +1,69 @@
+"""GPU ops in one table, with the time of the API call that launched each, and name matching
+done once per distinct name. All times int64 ns."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..model import Trace
+
+def gpu_ops(trace: Trace) -> pd.DataFrame:
+    """Kernels, memory ops and whole-graph executions in one table, with their launch call time.
+
+    Columns: start_ns, end_ns, device, stream, rank, pid, correlation, kind ('kernel' | 'memop' |
+    'graph'), src (row in its source table), name_code (kernel name category code, -1 for others),
+    launch_start_ns (-1 when no launch call was found).
+    """
+    parts = []
+    for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs)):
+        if len(tab):
+            parts.append(pd.DataFrame({
+                "start_ns": tab["start_ns"].to_numpy(), "end_ns": tab["end_ns"].to_numpy(),
+                "device": tab["device"].to_numpy(), "stream": tab["stream"].to_numpy(),
+                "rank": tab["rank"].to_numpy(), "pid": tab["pid"].to_numpy(),
+                "correlation": tab["correlation"].to_numpy(), "kind": kind, "src": np.arange(len(tab)),
+                "name_code": tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel" else -1}))
+    if not parts:
+        return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
+                                     "kind", "src", "launch_start_ns"])
+    ops = pd.concat(parts, ignore_index=True)
+    ops["launch_start_ns"] = launch_start(ops, trace.launches)
+    return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+
+
+def launch_start(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Start of the API call that launched each op (same rank, process and correlation id), -1 if none.
+
+    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64."""
+    out = np.full(len(ops), -1, np.int64)
+    if not len(launches) or not len(ops):
+        return out
+    cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
+    fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
+        max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
+        max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
+    if not fits:  # unusual ids: the general (slower) join
+        key = launches[["rank", "pid", "correlation", "start_ns"]].drop_duplicates(["rank", "pid", "correlation"])
+        m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
+        return m["start_ns"].fillna(-1).astype(np.int64).to_numpy()
+    lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
+    ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
+    sk = lk[order]
+    pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
+    hit = sk[pos] == ok
+    out[hit] = launches["start_ns"].to_numpy(np.int64)[order[pos[hit]]]
+    return out
+
+
+def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
+    """Boolean mask of names matching a regex, tested once per distinct name (names may be
+    millions of rows, e.g. every CUDA API call)."""
+    cat = pd.Categorical(names)
+    pat = re.compile(pattern) if isinstance(pattern, str) else pattern
+    cat_hit = np.fromiter((pat.search(str(c)) is not None for c in cat.categories), bool, len(cat.categories))
+    if not cat_hit.size:
+        return np.zeros(len(cat), bool)
+    return np.where(cat.codes >= 0, cat_hit[np.maximum(cat.codes, 0)], False)

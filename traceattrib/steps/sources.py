@@ -1,0 +1,301 @@
+"""Evidence sources for steps. Each is a pure function of the trace's tables that returns
+candidate steps (a window table and the step of every GPU op) and what it found; none writes
+into shared tables. The chooser in `__init__` cross-checks and picks one. Times int64 ns.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..model import Trace
+from . import detect
+from .kinds import name_evidence
+from .ops import name_matches
+from .vocab import Vocab
+from .windows import WINDOW_COLUMNS, assign, drop_nested, select_ranges, windows_from_ranges
+
+
+@dataclass
+class Candidate:
+    """Steps one source proposes.
+
+    source: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' | 'detected' | 'whole_trace'
+    label: what was found, for the report ("vLLM >= 0.14 step ranges", ...)
+    table: one row per step: rank, name, pid, cpu_start_ns, cpu_end_ns, gpu_side (+ own_*_ns)
+    step: per op (rows of the ops table), the table row it belongs to, -1 outside
+    forward: 'one' when the source means one forward per step, 'any' when a step may hold several
+    """
+
+    source: str
+    label: str
+    table: pd.DataFrame
+    step: np.ndarray
+    forward: str = "one"
+    notes: list[str] = field(default_factory=list)
+
+
+def from_regex(trace: Trace, ops: pd.DataFrame, pat: re.Pattern, syncs: pd.DataFrame) -> Candidate | None:
+    rng = select_ranges(trace.ranges, pat)
+    if not len(rng):
+        return None
+    step, tab = assign(windows_from_ranges(rng), ops, syncs)
+    return Candidate("regex", f"ranges matching --steps {pat.pattern!r}", tab, step)
+
+
+def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> list[Candidate]:
+    """One candidate per vocabulary family with members, in the vocabulary's order. Ranges whose
+    counts say no forward ran (vLLM's execute_context_0(0)_generation_0(0)) are left out."""
+    out = []
+    for fam in vocab.families:
+        rng = select_ranges(trace.ranges, fam.regex, vocab.exclude)
+        if not len(rng):
+            continue
+        kinds = name_evidence(rng["name"], vocab)["kind"].to_numpy()
+        idle = kinds == "none"
+        rng = rng[~idle]
+        if not len(rng):
+            continue
+        step, tab = assign(windows_from_ranges(rng), ops, syncs)
+        cand = Candidate("annotations", f"{fam.framework} ({fam.name})", tab, step, forward=fam.forward)
+        if idle.any():
+            cand.notes.append(f"{int(idle.sum())} step range(s) say no forward ran (zero requests) and are left out")
+        out.append(cand)
+    return out
+
+
+def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Candidate | None:
+    """Python frames (with_stack) of the model runner's call that encloses one forward."""
+    c = trace.cpu_ops
+    if not len(c) or not vocab.frames:
+        return None
+    py = c[(c["kind"].astype(str) == "python_function").to_numpy()]
+    if not len(py):
+        return None
+    hit = np.zeros(len(py), bool)
+    names = []
+    for name, pat in vocab.frames:
+        m = name_matches(py["name"], pat)
+        if m.any():
+            names.append(name)
+        hit |= m
+    if not hit.any():
+        return None
+    sel = drop_nested(py[hit])
+    win = pd.DataFrame({"rank": sel["rank"].to_numpy(), "name": sel["name"].astype(str).to_numpy(),
+                        "pid": sel["pid"].to_numpy(), "cpu_start_ns": sel["start_ns"].to_numpy(),
+                        "cpu_end_ns": sel["end_ns"].to_numpy(), "gpu_side": False}) \
+        .sort_values(["rank", "cpu_start_ns"], kind="stable", ignore_index=True)
+    step, tab = assign(win, ops, syncs)
+    return Candidate("python_frames", "Python frames " + ", ".join(names), tab, step)
+
+
+def from_graphs(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Candidate | None:
+    """CUDA-graph launches grouped into forwards by the repeating cycle of the graphs they replay.
+
+    A graph's identity is what it ran (its kernels' names, or the graph exec id of whole-graph
+    rows). The cycle length is the distance between recurrences of the rarest recurring graph
+    (one piecewise forward replays each piece once: L+1 launches; a full graph: 1); a cycle starts
+    after the widest host gap between launches (sampling and scheduling happen there)."""
+    la = trace.launches
+    if not len(la):
+        return None
+    g = la[name_matches(la["name"], vocab.graph_launch)]
+    if len(g) < 2:
+        return None
+    g = g.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+    sig = _launch_signatures(trace, ops, g)
+    rows, notes = [], []
+    dropped = 0
+    for rank, idx in g.groupby("rank", sort=True).indices.items():
+        idx = np.sort(idx)
+        p = _cycle(sig[idx])
+        st = g["start_ns"].to_numpy(np.int64)[idx]
+        en = g["end_ns"].to_numpy(np.int64)[idx]
+        phase = 0
+        if p > 1:
+            phase = _phase(st, en, p, g["pid"].to_numpy()[idx[0]], rank, syncs)
+        cyc = np.floor_divide(np.arange(idx.size) - phase, p)
+        grp = pd.DataFrame({"c": cyc, "s": st, "e": en, "pid": g["pid"].to_numpy()[idx]}).groupby("c") \
+            .agg(s=("s", "min"), e=("e", "max"), n=("s", "size"), pid=("pid", "first"))
+        full = grp[grp["n"] == p]
+        dropped += int(len(grp) - len(full))
+        for j, r in enumerate(full.itertuples()):
+            rows.append({"rank": rank, "name": f"graph_cycle_{j}", "pid": int(r.pid), "cpu_start_ns": int(r.s),
+                         "cpu_end_ns": int(r.e), "gpu_side": False, "launches": p})
+    if not rows:
+        return None
+    win = pd.DataFrame(rows)
+    per = sorted(set(win["launches"]))
+    step, tab = assign(win[WINDOW_COLUMNS], ops, syncs)
+    label = ("CUDA-graph launches, one per step" if per == [1] else
+             f"CUDA-graph launches grouped by their repeating cycle ({', '.join(map(str, per))} launches per forward)")
+    if dropped:
+        notes.append(f"{dropped} partial cycle(s) of graph launches at the trace's edges are not steps")
+    return Candidate("cuda_graphs", label, tab, step, notes=notes)
+
+
+def _launch_signatures(trace: Trace, ops: pd.DataFrame, g: pd.DataFrame) -> np.ndarray:
+    """A code per graph launch for what it replayed: its kernels' name codes (count, sum, min, max)
+    or, for whole-graph rows, the graph exec id."""
+    key = ["rank", "pid", "correlation"]
+    k = ops[(ops["kind"] == "kernel").to_numpy()][key + ["name_code"]]
+    agg = k.groupby(key)["name_code"].agg(["size", "sum", "min", "max"]).reset_index()
+    gr = ops[(ops["kind"] == "graph").to_numpy()]
+    if len(gr):
+        ex = trace.graphs["graph_exec_id"].fillna(trace.graphs["graph_id"]).fillna(-1).astype(np.int64).to_numpy()
+        gg = pd.DataFrame({c: gr[c].to_numpy() for c in key}).assign(size=1, sum=ex[gr["src"].to_numpy()], min=-2, max=-2)
+        agg = pd.concat([agg, gg.groupby(key).first().reset_index()], ignore_index=True).drop_duplicates(key)
+    m = g[key].merge(agg, on=key, how="left").fillna(-1)
+    codes, _ = pd.factorize(pd.MultiIndex.from_frame(m[["size", "sum", "min", "max"]].astype(np.int64)))
+    return codes
+
+
+def _phase(st: np.ndarray, en: np.ndarray, p: int, pid, rank, syncs: pd.DataFrame) -> int:
+    """Which launch of the cycle starts a forward: the one the host most often synchronized before
+    (the previous iteration's sampled tokens came back there), else the one after the widest gap."""
+    n = st.size
+    score = np.zeros(n)
+    if len(syncs):
+        m = (syncs["rank"].to_numpy() == rank) & (syncs["pid"].to_numpy() == pid)
+        se = syncs["end_ns"].to_numpy(np.int64)[m]
+        if se.size:
+            # a sync ending between launch i-1's end and launch i's start
+            before = np.searchsorted(se, st, side="right") - np.searchsorted(se, np.r_[st[0], en[:-1]], side="left")
+            score = (before > 0).astype(float)
+            score[0] = 0.0
+    if not score.any():
+        score = np.r_[0, st[1:] - en[:-1]].astype(float)
+    med = [float(np.mean(score[o::p][1:] if o == 0 else score[o::p])) if score[o::p].size > (o == 0) else 0.0
+           for o in range(p)]
+    return int(np.argmax(med))
+
+
+def _cycle(sig: np.ndarray) -> int:
+    """Launches per forward: the modal distance between recurrences of the rarest graph that recurs."""
+    if sig.size < 2:
+        return 1
+    vals, counts = np.unique(sig, return_counts=True)
+    rec = counts >= (3 if sig.size >= 6 else 2)
+    if not rec.any() or vals.size == 1:
+        return 1
+    rare = vals[rec][np.argmin(counts[rec])]
+    d = np.diff(np.flatnonzero(sig == rare))
+    u, c = np.unique(d, return_counts=True)
+    return int(u[np.argmax(c)])
+
+
+def detected(trace: Trace, ops: pd.DataFrame, attention: np.ndarray | None = None
+             ) -> tuple[Candidate | None, dict[int, detect.Detection]]:
+    """Steps from each rank's kernel stream (see detect.py); ops are assigned by their GPU start.
+    attention: per op, True for attention kernels (None: not classified)."""
+    step = np.full(len(ops), -1, np.int64)
+    rows: list[dict] = []
+    found: dict[int, detect.Detection] = {}
+    kern = (ops["kind"] == "kernel").to_numpy()
+    for rank, idx in ops.groupby("rank", sort=True).indices.items():
+        idx = np.sort(idx)
+        ki = idx[kern[idx]]
+        ki = ki[np.argsort(ops["start_ns"].to_numpy()[ki], kind="stable")]
+        st = ops["start_ns"].to_numpy(np.int64)[ki]
+        en = ops["end_ns"].to_numpy(np.int64)[ki]
+        det = detect.split(ops["name_code"].to_numpy()[ki], st, en, None if attention is None else attention[ki])
+        if det is None:
+            continue
+        found[int(rank)] = det
+        det.anchor_pos = ki[det.anchor_pos]  # positions -> op rows
+        t0 = st[det.starts]
+        t1 = np.array([en[a:b].max() for a, b in zip(det.starts, det.stops)], np.int64)
+        first = len(rows)
+        pid = int(ops["pid"].to_numpy()[ki[0]])
+        rows.extend({"rank": rank, "name": f"detected_{j}", "pid": pid, "cpu_start_ns": int(a),
+                     "cpu_end_ns": int(b), "gpu_side": True} for j, (a, b) in enumerate(zip(t0, t1)))
+        # every op of the rank from one step's first kernel to the next step's belongs to it
+        q = ops["start_ns"].to_numpy(np.int64)[idx]
+        j = np.searchsorted(t0, q, side="right") - 1
+        ok = (j >= 0) & ((j < t0.size - 1) | (q < t1[-1]))
+        step[idx[ok]] = first + j[ok]
+    if not rows:
+        return None, found
+    tab = pd.DataFrame(rows, columns=WINDOW_COLUMNS)
+    tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
+    return Candidate("detected", "the repeating kernel sequence (model-level period)", tab, step), found
+
+
+def whole_trace(ops: pd.DataFrame) -> Candidate:
+    rows = []
+    step = np.full(len(ops), -1, np.int64)
+    for rank, grp in ops.groupby("rank", sort=True):
+        rows.append({"rank": rank, "name": "whole_trace", "pid": int(grp["pid"].iloc[0]),
+                     "cpu_start_ns": int(grp["start_ns"].min()), "cpu_end_ns": int(grp["end_ns"].max()),
+                     "gpu_side": True})
+        step[grp.index.to_numpy()] = len(rows) - 1
+    tab = pd.DataFrame(rows, columns=WINDOW_COLUMNS)
+    tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
+    return Candidate("whole_trace", "the whole trace", tab, step, forward="any")
+
+
+def add_eager_forwards(c: Candidate, ops: pd.DataFrame, syncs: pd.DataFrame, attention: np.ndarray | None) -> Candidate:
+    """Forwards that ran eagerly beside graph replays (a prefill longer than any captured size):
+    blocks of unassigned kernels between two synchronizing calls that hold as many kernels and
+    attention calls as half a typical step at least. They become steps named eager_forward_N."""
+    step = c.step
+    kern = (ops["kind"] == "kernel").to_numpy()
+    launch = ops["launch_start_ns"].to_numpy(np.int64)
+    t = np.where(launch >= 0, launch, ops["start_ns"].to_numpy(np.int64))
+    tab = c.table
+    new_rows, new_sets = [], []
+    for rank, idx in ops.groupby("rank", sort=True).indices.items():
+        idx = np.sort(idx)
+        mine = idx[step[idx] >= 0]
+        if not mine.size:
+            continue
+        k_med = np.median(np.bincount(step[mine][kern[mine]]))
+        lay_med = _calls(step[mine], ops["name_code"].to_numpy()[mine], attention[mine] if attention is not None else None)
+        left = idx[(step[idx] < 0) & kern[idx]]
+        if not left.size:
+            continue
+        pid = int(ops["pid"].to_numpy()[left[0]])
+        m = (syncs["rank"].to_numpy() == rank) & (syncs["pid"].to_numpy() == pid) if len(syncs) else np.zeros(0, bool)
+        se = syncs["end_ns"].to_numpy(np.int64)[m] if len(syncs) else np.empty(0, np.int64)
+        block = np.searchsorted(se, t[left], side="right")
+        for b in np.unique(block):
+            rows = left[block == b]
+            if rows.size < 0.5 * k_med:
+                continue
+            lay = _calls(np.zeros(rows.size, np.int64), ops["name_code"].to_numpy()[rows],
+                         attention[rows] if attention is not None else None)
+            if lay_med > 0 and lay < 0.5 * lay_med:
+                continue
+            new_rows.append({"rank": rank, "name": "eager_forward", "pid": pid, "cpu_start_ns": int(t[rows].min()),
+                             "cpu_end_ns": int(t[rows].max()), "gpu_side": False,
+                             "own_start_ns": int(t[rows].min()), "own_end_ns": int(t[rows].max()) + 1})
+            new_sets.append(rows)
+    if not new_rows:
+        return c
+    # also take the block's memory ops and other unassigned ops launched inside its window
+    full = pd.concat([tab, pd.DataFrame(new_rows)], ignore_index=True)
+    new_step = step.copy()
+    for j, rows in enumerate(new_sets):
+        r = len(tab) + j
+        lo, hi = new_rows[j]["cpu_start_ns"], new_rows[j]["cpu_end_ns"]
+        extra = np.flatnonzero((step < 0) & (ops["rank"].to_numpy() == new_rows[j]["rank"]) & (t >= lo) & (t <= hi))
+        new_step[extra] = r
+        new_step[rows] = r
+    order = np.lexsort((full["cpu_start_ns"].to_numpy(), full["rank"].to_numpy()))
+    remap = np.empty(len(full), np.int64)
+    remap[order] = np.arange(len(full))
+    full = full.iloc[order].reset_index(drop=True)
+    new_step = np.where(new_step >= 0, remap[np.maximum(new_step, 0)], -1)
+    notes = c.notes + [f"{len(new_rows)} eager forward(s) beside the graph replays (e.g. a prefill) are steps too"]
+    return Candidate(c.source, c.label, full, new_step, c.forward, notes)
+
+
+def _calls(step: np.ndarray, codes: np.ndarray, attention: np.ndarray | None) -> float:
+    """Median over steps of the most repeated attention kernel's count (layers), 0 when unknown."""
+    if attention is None or not attention.any():
+        return 0.0
+    d = pd.DataFrame({"s": step[attention], "c": codes[attention]})
+    return float(d.value_counts().groupby(level="s").max().median())

@@ -1,0 +1,56 @@
+"""The step vocabulary (`rules/steps.toml`): annotation families, Python frames, graph-launch and
+synchronizing call names, kind words. Parsed once per process; callers may pass their own."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+
+@dataclass(frozen=True)
+class Family:
+    """A family of annotation ranges that mark steps (one framework's naming)."""
+
+    name: str
+    framework: str
+    regex: re.Pattern
+    forward: str  # "one": one range per forward; "any": a range may hold several
+
+
+@dataclass(frozen=True)
+class Vocab:
+    families: tuple[Family, ...]
+    frames: tuple[tuple[str, re.Pattern], ...]
+    graph_launch: re.Pattern
+    sync: re.Pattern
+    kind_words: dict[str, re.Pattern]       # prefill / decode / mixed -> regex over names
+    modes: dict[str, frozenset[str]]        # prefill / decode / mixed / none -> SGLang mode names
+    decode_attention: re.Pattern
+    prefill_attention: re.Pattern
+    exclude: re.Pattern
+
+
+def parse_vocab(text: str) -> Vocab:
+    doc = tomllib.loads(text)
+    k = doc["kinds"]
+    return Vocab(
+        families=tuple(Family(f["name"], f.get("framework", ""), re.compile(f["regex"]), f.get("forward", "one"))
+                       for f in doc["family"]),
+        frames=tuple((f["name"], re.compile(f["regex"])) for f in doc.get("frame", [])),
+        graph_launch=re.compile(doc["graphs"]["launch"]),
+        sync=re.compile(doc["cuda_api"]["sync"]),
+        kind_words={w: re.compile(k[w], re.I) for w in ("prefill", "decode", "mixed")},
+        modes={"prefill": frozenset(k["prefill_modes"]), "decode": frozenset(k["decode_modes"]),
+               "mixed": frozenset(k["mixed_modes"]), "none": frozenset(k["no_forward_modes"])},
+        decode_attention=re.compile(k["decode_attention"], re.I),
+        prefill_attention=re.compile(k["prefill_attention"], re.I),
+        exclude=re.compile(doc["exclude"]["regex"]),
+    )
+
+
+@lru_cache(maxsize=1)
+def default_vocab() -> Vocab:
+    """The packaged vocabulary (read-only data; cached because it never changes in a process)."""
+    return parse_vocab(resources.files("traceattrib").joinpath("rules", "steps.toml").read_text(encoding="utf-8"))
