@@ -8,11 +8,13 @@ the anchor is the name with that period that occurs most. One step per anchor oc
 two occurrences the boundary is the widest GPU idle gap (the host samples, schedules and prepares
 the next iteration there), which also absorbs a prefill with a different kernel count.
 
-The largest period that splits the stream into at least MIN_COUNT steps is taken, except where
-the steps look like the layer groups of one forward: names that run once in the whole stream (the
-embedding before the first layer, the lm_head after the last) sit in the first and the last step
-and nowhere else, and the boundaries have no GPU gap that stands out (see DISTINCT); or each step
-holds fewer than two attention calls (a step holds every layer). `ratio` (median boundary gap over
+A period is a forward when it splits the stream into at least MIN_COUNT steps, each holding every
+layer (3 in 4 of its attention kernels run twice or more: a layer, or a group of a hybrid model's
+layers, does not), and the steps do not look like the layer groups of one forward (names that run
+once in the whole stream, the embedding before the first layer and the lm_head after the last, sit
+in the first and last step only while the boundaries have no GPU gap that stands out). Of the
+periods that pass, the smallest is the forward: a larger one is a rhythm of several forwards (a
+prefill every 25 decode steps). Without attention kernels to count layers, the largest that passes. `ratio` (median boundary gap over
 the median of each step's widest inner gap) says how clearly the boundaries stand out: the chooser
 lets detection overrule other evidence only when it is at least DISTINCT.
 All times int64 ns; positions are indices into the rank's kernels sorted by start.
@@ -75,21 +77,26 @@ def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 
 def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per segment [lo, hi) (non-empty): position and value of the maximum (first on ties)."""
+    """Per segment [lo, hi) (non-empty, disjoint, in order): position and value of the maximum
+    (the first on ties). O(total length), no sort."""
     lens = hi - lo
-    seg = np.repeat(np.arange(lo.size), lens)
-    idx = np.arange(lens.sum()) - np.repeat(np.cumsum(lens) - lens, lens) + np.repeat(lo, lens)
+    first = np.cumsum(lens) - lens
+    idx = np.arange(lens.sum()) - np.repeat(first, lens) + np.repeat(lo, lens)
     v = values[idx]
-    order = np.lexsort((idx, -v, seg))
-    first = np.r_[0, np.flatnonzero(np.diff(seg[order])) + 1]
-    pos = idx[order][first]
+    mx = np.maximum.reduceat(v, first)
+    seg = np.repeat(np.arange(lo.size), lens)
+    hit = np.flatnonzero(v == mx[seg])
+    keep = np.r_[True, seg[hit][1:] != seg[hit][:-1]]
+    pos = idx[hit[keep]]
     return pos, values[pos]
 
 
 def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray, attention: np.ndarray | None = None) -> Detection | None:
     """Detect steps in one rank's kernel stream (codes/start/end sorted by start), or None.
 
-    attention: per kernel, True for attention kernels (None: unknown)."""
+    attention: per kernel, True for attention kernels (None: unknown). With attention kernels the
+    smallest period whose steps hold every layer is the forward (larger ones are rhythms of several
+    forwards, e.g. a prefill every 25 steps); without, the largest period that passes."""
     n = codes.size
     if n < 2 * MIN_COUNT:
         return None
@@ -98,6 +105,8 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray, attention: np.n
         return None
     gap = idle_before(start, end)
     once = np.flatnonzero(np.bincount(codes - codes.min(), minlength=1)[codes - codes.min()] == 1)
+    layered = attention is not None and attention.any()
+    found = []
     for period in reg["period"].drop_duplicates()[:MAX_TRIES]:
         if period < 2:
             break
@@ -111,15 +120,25 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray, attention: np.n
             continue
         if ratio < DISTINCT and _edges_only(once, starts):
             continue  # layer groups of a single forward
-        if attention is not None and attention.any():
-            pos = np.flatnonzero(attention)
-            unit = np.searchsorted(starts, pos, side="right") - 1
-            ok = unit >= 0
-            calls = pd.DataFrame({"u": unit[ok], "c": codes[pos][ok]}).value_counts().groupby(level="u").max()
-            if float(calls.reindex(range(starts.size), fill_value=0).median()) < 2:
-                continue  # a step holds every layer: each attention kernel runs at least twice
-        return Detection(starts, stops, anchor, a, int(period), float(ratio))
-    return None
+        if layered and not _every_layer(starts, codes, attention):
+            continue
+        found.append(Detection(starts, stops, anchor, a, int(period), float(ratio)))
+        if not layered:
+            break
+    if not found:
+        return None
+    return found[-1] if layered else found[0]
+
+
+def _every_layer(starts: np.ndarray, codes: np.ndarray, attention: np.ndarray) -> bool:
+    """True when the median step runs at least 3 in 4 of its attention kernels twice or more: a
+    step holds every layer (a layer, or a group of a hybrid model's layers, does not)."""
+    pos = np.flatnonzero(attention)
+    unit = np.searchsorted(starts, pos, side="right") - 1
+    ok = unit >= 0
+    calls = pd.DataFrame({"u": unit[ok], "c": codes[pos][ok]}).value_counts()
+    share = (calls >= 2).groupby(level="u").mean()
+    return float(share.reindex(range(starts.size), fill_value=0.0).median()) >= 0.75
 
 
 def _mode(x: np.ndarray) -> int:

@@ -9,6 +9,9 @@ import pandas as pd
 
 from ..model import Trace
 
+OP_KINDS = ["kernel", "memop", "graph"]
+
+
 def gpu_ops(trace: Trace) -> pd.DataFrame:
     """Kernels, memory ops and whole-graph executions in one table, with their launch call time.
 
@@ -23,7 +26,8 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
                 "start_ns": tab["start_ns"].to_numpy(), "end_ns": tab["end_ns"].to_numpy(),
                 "device": tab["device"].to_numpy(), "stream": tab["stream"].to_numpy(),
                 "rank": tab["rank"].to_numpy(), "pid": tab["pid"].to_numpy(),
-                "correlation": tab["correlation"].to_numpy(), "kind": kind, "src": np.arange(len(tab)),
+                "correlation": tab["correlation"].to_numpy(), "src": np.arange(len(tab)),
+                "kind": pd.Categorical.from_codes(np.full(len(tab), OP_KINDS.index(kind), np.int8), OP_KINDS),
                 "name_code": tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel" else -1}))
     if not parts:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
