@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import attribute, classify, steps
+from . import attribute, classify, sol, steps
 from .model import Trace
 
 
@@ -38,22 +38,27 @@ class Report:
 
 
 def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
-            what_if: dict[str, float] | None = None, layers: int | None = None) -> Report:
-    """Run the whole attribution on a loaded trace."""
+            what_if: dict[str, float] | None = None, layers: int | None = None,
+            sol_options: sol.Options | None = None) -> Report:
+    """Run the whole attribution on a loaded trace. sol_options: speed-of-light inputs (--model,
+    --batch, --context, --peak-bw, --peak-flops); the floor is computed from shapes without them."""
     rules = rules if rules is not None else classify.load_rules()
     kc = classify.classify_kernels(trace.kernels, rules)
     mc = classify.classify_memops(trace.memops, rules)
     st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
     bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
+    kstep = _op_step(st, "kernel", len(trace.kernels))
+    # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
+    bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].to_numpy(), sol_options)
     summary = attribute.summarize(bd, what_if=what_if, layers=layers)
+    sol.add_summary(summary, bd.steps)
     summary["evidence"] = st.evidence
     summary["evidence_why"] = st.why
-    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(),
-                                   step=_op_step(st, "kernel", len(trace.kernels)))
+    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=_op_step(st, "memop", len(trace.memops)))
-    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes
+    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes
     notes += _skew_notes(summary)
     other = summary.get("bucket_share", {}).get("other")
     if other is not None:
@@ -61,7 +66,8 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
                      "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
     return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=bd.collectives,
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
-                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers})
+                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
+                           "sol": sol_options})
 
 
 def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:

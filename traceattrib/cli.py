@@ -48,6 +48,20 @@ def _what_if(values: tuple[str, ...]) -> dict[str, float]:
     return out
 
 
+class Rate(click.ParamType):
+    """A rate per second: 4.8e12, 4.8T, '4.8 TB/s', '989 TFLOPS' (speed-of-light peaks)."""
+
+    name = "RATE"
+
+    def convert(self, value, param, ctx):
+        from .sol import parse_rate
+
+        try:
+            return parse_rate(value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         with open(output, "w") as f:
@@ -87,17 +101,29 @@ def cli() -> None:
               help="Bound if BUCKET were K times faster (repeatable), e.g. communication=2.")
 @click.option("--layers", type=int, help="Model layers: expected all-reduce count is 2 per layer (tensor parallel).")
 @click.option("--per-step", is_flag=True, help="Add the per-step table.")
+@click.option("--model", "model", type=click.Path(exists=True), metavar="PATH",
+              help="Hugging Face config.json (or a directory holding one) for the speed-of-light floor where the "
+                   "trace has no op shapes (Nsight Systems, CUDA graphs).")
+@click.option("--batch", type=click.IntRange(min=1), help="With --model: sequences per step.")
+@click.option("--context", type=click.IntRange(min=0),
+              help="With --model: tokens per sequence at the first step (a prefill's prompt length).")
+@click.option("--peak-bw", type=Rate(), help="GPU memory bandwidth, bytes/s (e.g. 4.8T); default from the GPU name.")
+@click.option("--peak-flops", type=Rate(), help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
-def report(file, steps_regex, rules, what_if, layers, per_step, fmt, output, no_cache, cache_dir):
-    """Per-step breakdown by bucket, exposed communication, idle and speedup bounds."""
+def report(file, steps_regex, rules, what_if, layers, per_step, model, batch, context, peak_bw, peak_flops, fmt,
+           output, no_cache, cache_dir):
+    """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
     from .analysis import analyze
+    from .sol import Options
 
     wi = _what_if(what_if)
     rl = _rules(rules)
+    so = Options(model=model, batch=batch, context=context, peak_bw=peak_bw, peak_flops=peak_flops)
+    so.model_spec()  # a bad config fails before the trace is loaded
     trace = _load(file, no_cache, cache_dir)
-    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=wi, layers=layers)
+    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=wi, layers=layers, sol_options=so)
     _emit(render_report(rep, fmt, per_step), output)
 
 

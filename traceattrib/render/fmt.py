@@ -69,3 +69,39 @@ def steps_line(rep) -> str:
         ctext += f", over {nranks} ranks"
     why = rep.summary.get("evidence_why") or "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
     return f"steps: {sum(counts.values())} ({ctext}) {why}"
+
+
+def sol_line(kind: str, d: dict | None) -> str:
+    """The speed-of-light sentence of one step kind (summary.by_kind.<kind>.speed_of_light)."""
+    from ..sol import human_bytes, human_rate
+
+    if not d or d.get("source") == "unknown" or d.get("bytes_per_step") is None:
+        return ("speed of light: unknown (no op shapes for these steps: capture with torch.profiler "
+                "record_shapes=True, or pass --model config.json with --batch and --context)")
+    span = d.get("mean_span_ns") or 0
+    src = f" (from {d['source']}" + (f", {d['gpu']}" if d.get("gpu") else "") + ")"
+    bw, pf = d.get("peak_bw_Bps"), d.get("peak_flops")
+    flops = f"{human_rate(d['flops_per_step'], 'FLOP')}" if d.get("flops_per_step") else None
+    if not bw and not pf:
+        return (f"speed of light: the step is {span / 1e6:.3g} ms and reads {human_bytes(d['bytes_per_step'])}"
+                + (f", does {flops}" if flops else "") + "; GPU peaks unknown (pass --peak-bw and --peak-flops)"
+                + src)
+    parts = [f"the step is {span / 1e6:.3g} ms"]
+    compute = (d.get("compute_time_ns") or 0) > (d.get("memory_time_ns") or 0)
+    if compute:
+        parts.append(f"{flops} at {human_rate(pf, 'FLOP/s')}{' ' + d['dtype'] if d.get('dtype') else ''} "
+                     f"take {d['compute_time_ns'] / 1e6:.3g} ms")
+        parts.append(f"MFU {pct(d['mfu'])}")
+        if d.get("hbm_efficiency") is not None:
+            parts.append(f"HBM efficiency {pct(d['hbm_efficiency'])}")
+    else:
+        if bw:
+            parts.append(f"reading {human_bytes(d['bytes_per_step'])} at {human_rate(bw, 'B/s')} takes "
+                         f"{d['memory_time_ns'] / 1e6:.3g} ms")
+            parts.append(f"HBM efficiency {pct(d['hbm_efficiency'])}")
+        if kind != "decode" and d.get("mfu") is not None:
+            parts.append(f"MFU {pct(d['mfu'])}")
+    if d.get("linear_bw_Bps") and d.get("linear_bw_fraction"):
+        parts.append(f"linear kernels read weights at {human_rate(d['linear_bw_Bps'], 'B/s')} "
+                     f"({d['linear_bw_fraction']:.0%} of peak)")
+    return "speed of light: " + "; ".join(parts) + src

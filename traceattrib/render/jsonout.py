@@ -34,6 +34,7 @@ def to_dict(rep: Report) -> dict[str, Any]:
                             "count": int(r[f"{b}_count"])} for b in rep.buckets},
             "speedup_bound_if_removed": {b: _bound(span, r[f"{b}_exposed_ns"]) for b in rep.buckets},
             "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
+            "speed_of_light": _sol_step(r),
         })
     meta = rep.meta
     return _clean({
@@ -49,6 +50,21 @@ def to_dict(rep: Report) -> dict[str, Any]:
 def _known(v):
     """A count the trace may not give (-1 in the tables) as int or null."""
     return None if v is None or v < 0 else int(v)
+
+
+def _sol_step(r: dict) -> dict:
+    """The step's speed-of-light columns (sol.py); NaN becomes null."""
+    from ..sol import STEP_COLUMNS
+
+    return {c.removeprefix("sol_"): (r[c] if isinstance(r.get(c), str) else _num(r.get(c)))
+            for c in STEP_COLUMNS if c in r}
+
+
+def _num(v):
+    if v is None:
+        return None
+    f = float(v)
+    return None if math.isnan(f) or math.isinf(f) else (int(f) if f.is_integer() and abs(f) < 2 ** 53 else f)
 
 
 def _bound(span: int, exposed: int):
@@ -80,4 +96,6 @@ def render_csv(rep: Report) -> str:
             "idle_ns", "overlap_ns"]
     for b in rep.buckets:
         cols += [f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count"]
+    from ..sol import STEP_COLUMNS  # speed-of-light columns (sol.py)
+    cols += [c for c in STEP_COLUMNS if c in rep.steps.columns]
     return rep.steps[cols].to_csv(index=False)

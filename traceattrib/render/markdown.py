@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..analysis import Report
-from .fmt import bound, dur, ms, pct, steps_line, trace_line
+from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
 
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
 
@@ -26,6 +26,8 @@ def render(rep: Report, per_step: bool = False) -> str:
         out.append(f"| overlapped | | | {ms(d['mean_overlap_ns'])} | {pct(d['overlap_share'])} | |")
         out.append(f"| idle | | | {ms(d['mean_idle_ns'])} | {pct(d['idle_share'])} | |")
         out.append(f"| **span** | | | **{ms(d['mean_span_ns'])}** | 100.0% | |")
+        sl = sol_line(kind, d.get("speed_of_light"))  # speed of light (sol.py)
+        out.append("\n" + sl[:1].upper() + sl[1:] + ".")
         for v in (d.get("what_if") or {}).values():
             out.append(f"\nWhat if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])}.")
         colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}
@@ -34,11 +36,14 @@ def render(rep: Report, per_step: bool = False) -> str:
                 f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()) + ".")
     if per_step:
         out += ["", "<details><summary>per step</summary>", "",
-                "| rank | # | name | kind | span (ms) | busy | idle | flags |", "|---:|---:|---|---|---:|---:|---:|---|"]
+                "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags |",
+                "|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
         for _, r in rep.steps.iterrows():
             flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
+            floor, eff = r.get("min_step_ns", float("nan")), r.get("hbm_efficiency", float("nan"))
             out.append(f"| {r['rank']} | {r['index']} | {r['name']} | {r['kind']} | {ms(r['span_ns'])} | "
-                       f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {flags} |")
+                       f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {'' if floor != floor else ms(floor)} | "
+                       f"{'' if eff != eff else pct(eff)} | {flags} |")
         out += ["", "</details>"]
     if rep.notes:
         out += [""] + [f"> {n}" for n in rep.notes]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import Report
-from .fmt import bound, dur, ms, pct, steps_line, trace_line, trunc
+from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
 
 WIDTH = 100
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
@@ -57,6 +57,7 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
     w(f"{'overlapped':<21}{'':>16}{ms(d['mean_overlap_ns']):>9}{pct(d['overlap_share']):>7}")
     w(f"{'idle':<21}{'':>16}{ms(d['mean_idle_ns']):>9}{pct(d['idle_share']):>7}")
     w(f"{'span':<21}{'':>16}{ms(d['mean_span_ns']):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
+    out.extend(_wrap(sol_line(kind, d.get("speed_of_light")), WIDTH, "  "))  # speed of light (sol.py)
     for key, v in (d.get("what_if") or {}).items():
         w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
                 f"(p90 {bound(v['speedup_bound_p90'])})", WIDTH))
