@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import TraceError
+from .intervals import sorted_unique
 from .model import Trace
 
 # --- dtypes ------------------------------------------------------------------------------------
@@ -165,6 +166,34 @@ class ShapeWork:
     dequant: np.ndarray
     attn_unknown: np.ndarray
     linear_weight_bytes: np.ndarray
+
+
+def _categorical(col: pd.Series) -> pd.Categorical:
+    """The column as a Categorical without one Python string per row (categories as str)."""
+    c = col.array if isinstance(col.dtype, pd.CategoricalDtype) else pd.Categorical(col.astype(str))
+    return pd.Categorical.from_codes(np.asarray(c.codes), categories=pd.Index(np.asarray(c.categories).astype(str)))\
+        if len(c.categories) else pd.Categorical.from_codes(np.asarray(c.codes), categories=pd.Index([], dtype=object))
+
+
+def _unique_first(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted unique values of an int64 array and the index of each one's first occurrence (a
+    stable sort: numpy 2's hash-based unique is slower on large integer arrays)."""
+    o = np.argsort(x, kind="stable")
+    xs = x[o]
+    keep = np.ones(xs.size, bool)
+    keep[1:] = xs[1:] != xs[:-1]
+    return xs[keep], o[keep]
+
+
+def _any_dims(cpu_ops: pd.DataFrame) -> bool:
+    """Whether any cpu_op carries input shapes (record_shapes=True)."""
+    if not len(cpu_ops) or "input_dims" not in cpu_ops.columns:
+        return False
+    c = _categorical(cpu_ops["input_dims"])
+    cats = np.asarray(c.categories, dtype=object)
+    used = sorted_unique(np.asarray(c.codes, np.int64))
+    used = used[used >= 0]
+    return bool(used.size and (cats[used] != "").any())
 
 
 def _op_class(names: np.ndarray) -> np.ndarray:
@@ -349,19 +378,18 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     k, co = trace.kernels, trace.cpu_ops
     if not nsteps or not len(k) or not len(co) or "op_id" not in k.columns:
         return res
-    if not (co["input_dims"].astype(str) != "").any():
+    if not _any_dims(co):
         return res
     kstep = np.asarray(kernel_step, np.int64)
     dur = (k["end_ns"].to_numpy(np.int64) - k["start_ns"].to_numpy(np.int64)).astype(np.float64)
     lin = np.zeros(len(k), bool) if kernel_bucket is None else (np.asarray(kernel_bucket, object) == "linear")
-    ops = co[co["kind"].astype(str) == "cpu_op"].reset_index(drop=True)
+    ops = co[(co["kind"] == "cpu_op").to_numpy()].reset_index(drop=True)
     names = pd.Categorical(ops["name"])
     name_cats = np.asarray(names.categories, dtype=object)
     ncode = np.asarray(names.codes, np.int64)
     cls_names = _op_class(name_cats)
     cls = np.where(ncode >= 0, cls_names[np.maximum(ncode, 0)] if name_cats.size else 0, 0)
-    dims = pd.Categorical(ops["input_dims"].astype(str))
-    types = pd.Categorical(ops["input_types"].astype(str))
+    dims, types = _categorical(ops["input_dims"]), _categorical(ops["input_types"])
     dcode, tcode = np.asarray(dims.codes, np.int64), np.asarray(types.codes, np.int64)
     dims_cats, types_cats = np.asarray(dims.categories, dtype=object), np.asarray(types.categories, dtype=object)
     has_dims = np.where(dcode >= 0, dims_cats[np.maximum(dcode, 0)] != "", False) if dims_cats.size else \
@@ -379,12 +407,12 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
         launch[hit] = o[pos[hit]]
     # root: the outermost GEMM/attention op on each launching op's chain (parents only for the
     # threads that launched kernels)
-    used = np.unique(launch[launch >= 0])
+    used = sorted_unique(launch[launch >= 0])
     parent = np.full(len(ops), -1, np.int64)
     if used.size:
         thr = (ops["rank"].to_numpy(np.int64) << 56) ^ (ops["pid"].to_numpy(np.int64) << 28) ^ \
             ops["tid"].to_numpy(np.int64)
-        sel = np.flatnonzero(np.isin(thr, np.unique(thr[used])))
+        sel = np.flatnonzero(np.isin(thr, sorted_unique(thr[used])))
         p = _parents(ops.iloc[sel])
         parent[sel] = np.where(p >= 0, sel[np.maximum(p, 0)], -1)
     root = np.full(used.size, -1, np.int64)
@@ -406,7 +434,7 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     sel = np.flatnonzero(shaped_k)
     if not sel.size:
         return res
-    r_ids, first = np.unique(kroot[sel], return_index=True)
+    r_ids, first = _unique_first(kroot[sel])
     r_step = kstep[sel][first]
     # parse once per distinct (name, dims, types)
     combo = np.stack([ncode[r_ids], dcode[r_ids], tcode[r_ids]], axis=1)
@@ -442,7 +470,7 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     # stored widths: conversions from a narrow dtype launched inside the step (dequantize on the
     # fly); a GEMM whose weight has the converted shape reads the stored width, not its own
     lsel = np.flatnonzero(launch >= 0)
-    lrow, lfirst = np.unique(launch[lsel], return_index=True)
+    lrow, lfirst = _unique_first(launch[lsel])
     lstep = kstep[lsel][lfirst]
     conv_name = np.array([bool(CONVERT.search(str(n))) for n in name_cats], bool)
     narrow_types = np.array([any(x in NARROW for x in _types(str(t))) for t in types_cats], bool)
@@ -945,7 +973,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
         notes.append("attention ops with a paged or custom KV layout: their KV bytes and FLOPs are not read from "
                      "shapes, so the floor of those steps counts weights only")
     if not shaped.any() and spec is None and n:
-        has_dims = len(trace.cpu_ops) and (trace.cpu_ops["input_dims"].astype(str) != "").any()
+        has_dims = _any_dims(trace.cpu_ops)
         notes.append("speed of light unknown: " + (
             "the steps' kernels carry no op shapes" if has_dims else
             "the trace has no op shapes (torch.profiler record_shapes=True)") +

@@ -76,8 +76,8 @@ def sol_line(kind: str, d: dict | None) -> str:
     from ..sol import human_bytes, human_rate
 
     if not d or d.get("source") == "unknown" or d.get("bytes_per_step") is None:
-        return ("speed of light: unknown (no op shapes for these steps: capture with torch.profiler "
-                "record_shapes=True, or pass --model config.json with --batch and --context)")
+        return ("speed of light: unknown (no op shapes for these steps' GEMMs: pass --model config.json with "
+                "--batch and --context, or capture eagerly with torch.profiler record_shapes=True)")
     span = d.get("mean_span_ns") or 0
     src = f" (from {d['source']}" + (f", {d['gpu']}" if d.get("gpu") else "") + ")"
     bw, pf = d.get("peak_bw_Bps"), d.get("peak_flops")
