@@ -381,3 +381,23 @@ def test_finding_candidate(loaded):
     assert f["bound"] == pytest.approx(d["mean_span_ns"] / d["min_step_ns"])
     assert f["bound"] > 20 and "HBM bandwidth" in f["what"]
     assert sol.finding({"by_kind": {"decode": {"speed_of_light": {"source": "unknown"}}}}, "decode") is None
+
+
+def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):
+    import dataclasses
+
+    from traceattrib.render.fmt import sol_line
+
+    t = loaded("llama_eager_torch.pt.trace.json.gz")
+    t = dataclasses.replace(t, meta={**t.meta, "gpus": ["Mystery Accelerator"]})
+    rep = analyze(t)
+    d = rep.summary["by_kind"]["decode"]["speed_of_light"]
+    assert d["source"] == "shapes" and d["bytes_per_step"] == 987758592
+    assert d["min_step_ns"] is None and d["hbm_efficiency"] is None
+    assert any("'Mystery Accelerator' is not in rules/gpus.toml" in n for n in rep.notes)
+    assert "GPU peaks unknown (pass --peak-bw and --peak-flops)" in sol_line("decode", d)
+    rep = analyze(t, sol_options=sol.Options(peak_bw=1e12))
+    d = rep.summary["by_kind"]["decode"]["speed_of_light"]
+    assert d["min_step_ns"] == pytest.approx(987758592 / 1e12 * 1e9)
+    assert d["peak_source"] == "the command line" and d["mfu"] is None
+    assert "reading 988 MB at 1 TB/s takes 0.988 ms" in sol_line("decode", d)

@@ -902,8 +902,8 @@ class Options:
 
 
 STEP_COLUMNS = ("tokens", "sol_source", "sol_weight_bytes", "sol_kv_bytes", "sol_bytes", "sol_activation_bytes",
-                "sol_flops", "sol_dtype", "peak_bw_Bps", "peak_flops", "min_step_ns", "hbm_efficiency", "mfu",
-                "linear_bw_Bps", "attention_bw_Bps")
+                "sol_flops", "sol_dtype", "sol_gpu", "peak_bw_Bps", "peak_flops", "min_step_ns", "hbm_efficiency",
+                "mfu", "linear_bw_Bps", "attention_bw_Bps")
 
 
 def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
@@ -912,7 +912,8 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
 
     Columns: tokens (kept when the table has it), sol_source ('shapes' | 'model' | 'unknown'),
     sol_weight_bytes, sol_kv_bytes, sol_bytes (= weight + kv), sol_activation_bytes, sol_flops,
-    sol_dtype (math dtype of the GEMMs), peak_bw_Bps, peak_flops, min_step_ns, hbm_efficiency, mfu,
+    sol_dtype (math dtype of the GEMMs), sol_gpu (the rules/gpus.toml row, "" none), peak_bw_Bps,
+    peak_flops, min_step_ns, hbm_efficiency, mfu,
     linear_bw_Bps (weight bytes / linear time), attention_bw_Bps (KV bytes / attention time).
     NaN where unknown. The step table must be one rank's or carry a `rank` column."""
     opts = opts or Options()
@@ -1007,12 +1008,12 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
                      "steps are not whole forward passes (check the step boundaries, --steps) or the evidence does not "
                      "match the run (--model, --batch, --context, --peak-bw)")
     cols = {"tokens": tokens, "sol_source": src, "sol_weight_bytes": wb, "sol_kv_bytes": kv, "sol_bytes": bytes_,
-            "sol_activation_bytes": act, "sol_flops": fl, "sol_dtype": dtype, "peak_bw_Bps": pbw,
+            "sol_activation_bytes": act, "sol_flops": fl, "sol_dtype": dtype,
+            "sol_gpu": np.full(n, peak.name if peak else "", object), "peak_bw_Bps": pbw,
             "peak_flops": pfl, "min_step_ns": floor, "hbm_efficiency": eff, "mfu": mfu,
             "linear_bw_Bps": lbw, "attention_bw_Bps": abw}
     for c, v in cols.items():
         out[c] = v
-    out.attrs["sol_peak"] = {"gpu": peak.name, "source": peak.source} if peak else None
     return out, _dedupe(notes)
 
 
@@ -1113,9 +1114,15 @@ def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
         bw = out["peak_bw_Bps"]
         out["linear_bw_fraction"] = out["linear_bw_Bps"] / bw if bw else None
     out["bound"] = None if out["min_step_ns"] in (None, 0) else float(span.mean() / out["min_step_ns"])
-    peak = steps.attrs.get("sol_peak") if hasattr(steps, "attrs") else None
-    if peak:
-        out["gpu"], out["peak_source"] = peak["gpu"], peak["source"]
+    gpu = str(k["sol_gpu"].iloc[0]) if "sol_gpu" in k.columns and len(k) else ""
+    if gpu:
+        row = next((r for r in load_gpus() if r["name"] == gpu), None)
+        src = [row["source"]] if row else ["the command line"]
+        if row and out["peak_bw_Bps"] is not None and out["peak_bw_Bps"] != row["hbm_Bps"]:
+            src.append("--peak-bw on the command line")
+        if row and out["peak_flops"] is not None and out["peak_flops"] not in row.get("flops", {}).values():
+            src.append("--peak-flops on the command line")
+        out["gpu"], out["peak_source"] = gpu, "; ".join(src)
     return out
 
 
