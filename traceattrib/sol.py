@@ -1030,7 +1030,9 @@ def _model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarr
                  rows: np.ndarray) -> dict[str, np.ndarray]:
     """Model-based work of the selected steps. Sequences hold `--context` tokens at each rank's
     first step and one more after every step (a prefill's prompt is `--context` tokens); decode
-    steps add one token per sequence (`--batch` sequences, or the step's tokens)."""
+    steps add one token per sequence (`--batch` sequences, or the step's tokens). Mixed and
+    unknown-kind steps are taken as decode steps (a static batch: chunked prefills inside a mixed
+    step are not modelled)."""
     n = len(steps)
     res = {k: np.full(n, np.nan) for k in ("weight_bytes", "kv_bytes", "flops", "tokens")}
     kind = steps["kind"].astype(str).to_numpy() if "kind" in steps.columns else np.full(n, "unknown", object)
@@ -1113,6 +1115,11 @@ def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
         out["linear_bw_Bps"] = float(wb[m].sum() / lt[m].sum() * 1e9)
         bw = out["peak_bw_Bps"]
         out["linear_bw_fraction"] = out["linear_bw_Bps"] / bw if bw else None
+    at = k["attention_time_ns"].to_numpy(np.float64) if "attention_time_ns" in k.columns else np.zeros(len(k))
+    kvb = k["sol_kv_bytes"].to_numpy(np.float64)
+    m = (at > 0) & ~np.isnan(kvb)
+    if m.any():
+        out["attention_bw_Bps"] = float(kvb[m].sum() / at[m].sum() * 1e9)
     out["bound"] = None if out["min_step_ns"] in (None, 0) else float(span.mean() / out["min_step_ns"])
     gpu = str(k["sol_gpu"].iloc[0]) if "sol_gpu" in k.columns and len(k) else ""
     if gpu:
