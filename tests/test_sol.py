@@ -373,14 +373,22 @@ def test_report_json_contract_and_overrides(capsys):
     assert rc == 2 and "--peak-bw" in err and "Traceback" not in err
 
 
-def test_finding_candidate(loaded):
+def test_findings_candidates(loaded):
+    """The floor and the linear kernels' own floor as {"what", "bound", "evidence"} candidates
+    (findings.SOURCES signature: kind, summary.by_kind.<kind>)."""
     rep = analyze(loaded("llama_eager_torch.pt.trace.json.gz"))
-    f = sol.finding(rep.summary, "decode")
-    d = rep.summary["by_kind"]["decode"]["speed_of_light"]
-    assert set(f) == {"what", "bound", "evidence"}
-    assert f["bound"] == pytest.approx(d["mean_span_ns"] / d["min_step_ns"])
-    assert f["bound"] > 20 and "HBM bandwidth" in f["what"]
-    assert sol.finding({"by_kind": {"decode": {"speed_of_light": {"source": "unknown"}}}}, "decode") is None
+    d = rep.summary["by_kind"]["decode"]
+    steps = rep.kind_steps("decode")
+    floor, lin = sol.candidates("decode", d)
+    assert set(floor) == set(lin) == {"what", "bound", "evidence"}
+    assert floor["bound"] == pytest.approx(float(np.median(steps["span_ns"] / steps["min_step_ns"])))
+    assert floor["bound"] > 20 and "HBM bandwidth" in floor["what"] and "HBM efficiency 3.3%" in floor["evidence"]
+    # linear kernels at peak bandwidth: less than removing them, more than nothing
+    assert 1.0 < lin["bound"] < d["speedup_bound_if_removed"]["linear"]
+    saved = steps["linear_exposed_ns"] * (1 - steps["linear_min_ns"] / steps["linear_time_ns"]).clip(0, 1)
+    assert lin["bound"] == pytest.approx(float(np.median(steps["span_ns"] / (steps["span_ns"] - saved))))
+    assert sol.finding(rep.summary, "decode") == floor
+    assert sol.candidates("decode", {"speed_of_light": {"source": "unknown"}}) == []
 
 
 def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):

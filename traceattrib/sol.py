@@ -153,7 +153,9 @@ class ShapeWork:
     linear-bucket kernel time whose launching op has shapes (1.0 in eager torch traces, 0 for
     kernels replayed from CUDA graphs); dequant: weights found stored narrower than they are
     multiplied (count of GEMM calls); attn_unknown: attention ops whose K/V layout is not known
-    (paged caches, custom ops): their KV bytes and FLOPs are missing.
+    (paged caches, custom ops): their KV bytes and FLOPs are missing; linear_weight_bytes: weight
+    bytes as the GEMMs read them (a dequantized weight at its wide dtype); gemm_flops: FLOPs of the
+    GEMMs alone.
     """
 
     tokens: np.ndarray
@@ -166,6 +168,7 @@ class ShapeWork:
     dequant: np.ndarray
     attn_unknown: np.ndarray
     linear_weight_bytes: np.ndarray
+    gemm_flops: np.ndarray
 
 
 def _categorical(col: pd.Series) -> pd.Categorical:
@@ -374,7 +377,8 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     res = ShapeWork(tokens=nan.copy(), weight_bytes=nan.copy(), kv_bytes=nan.copy(),
                     activation_bytes=nan.copy(), flops=nan.copy(), dtype=np.full(nsteps, "", object),
                     coverage=np.zeros(nsteps), dequant=np.zeros(nsteps, np.int64),
-                    attn_unknown=np.zeros(nsteps, np.int64), linear_weight_bytes=nan.copy())
+                    attn_unknown=np.zeros(nsteps, np.int64), linear_weight_bytes=nan.copy(),
+                    gemm_flops=nan.copy())
     k, co = trace.kernels, trace.cpu_ops
     if not nsteps or not len(k) or not len(co) or "op_id" not in k.columns:
         return res
@@ -514,6 +518,7 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     res.kv_bytes = np.where(has, per_step(kvb[inv], am), np.nan)
     res.activation_bytes = np.where(has, per_step(abytes[inv], gm | am), np.nan)
     res.flops = np.where(has, per_step(flo, gm | am), np.nan)
+    res.gemm_flops = np.where(has, per_step(flo, gm), np.nan)
     tm = gm & two_d[inv]
     if tm.any():
         tok = pd.Series(mrows[inv][tm]).groupby(r_step[tm]).max()
@@ -798,7 +803,9 @@ def model_work(spec: ModelSpec, tp: int, tokens: float, seqs: float, q_len: floa
             active += dense
     lm = spec.vocab * h / tp
     wbytes += lm * spec.dtype_bytes
-    kv = flops = math.nan
+    kv = flops = gemm = math.nan
+    if tokens == tokens and seqs == seqs:
+        gemm = 2 * tokens * active + 2 * seqs * lm
     if seqs == seqs and ctx == ctx:
         kv = 0.0
         attn = 0.0
@@ -808,10 +815,10 @@ def model_work(spec: ModelSpec, tp: int, tokens: float, seqs: float, q_len: floa
             kv += seqs * n * kv_per_tok * spec.kv_bytes
             attn += seqs * 2 * heads * (qk_d + v_d) * (q * (n - q) + q * (q + 1) / 2)
         if tokens == tokens:
-            flops = 2 * tokens * active + 2 * seqs * lm + attn
-    elif tokens == tokens and seqs == seqs:
-        flops = 2 * tokens * active + 2 * seqs * lm
-    return {"weight_bytes": wbytes, "kv_bytes": kv, "flops": flops}
+            flops = gemm + attn
+    else:
+        flops = gemm
+    return {"weight_bytes": wbytes, "kv_bytes": kv, "flops": flops, "gemm_flops": gemm}
 
 
 # === peaks =====================================================================================
@@ -903,7 +910,7 @@ class Options:
 
 STEP_COLUMNS = ("tokens", "sol_source", "sol_weight_bytes", "sol_kv_bytes", "sol_bytes", "sol_activation_bytes",
                 "sol_flops", "sol_dtype", "sol_gpu", "peak_bw_Bps", "peak_flops", "min_step_ns", "hbm_efficiency",
-                "mfu", "linear_bw_Bps", "attention_bw_Bps")
+                "mfu", "linear_bw_Bps", "attention_bw_Bps", "linear_min_ns")
 
 
 def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
@@ -914,7 +921,9 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
     sol_weight_bytes, sol_kv_bytes, sol_bytes (= weight + kv), sol_activation_bytes, sol_flops,
     sol_dtype (math dtype of the GEMMs), sol_gpu (the rules/gpus.toml row, "" none), peak_bw_Bps,
     peak_flops, min_step_ns, hbm_efficiency, mfu,
-    linear_bw_Bps (weight bytes / linear time), attention_bw_Bps (KV bytes / attention time).
+    linear_bw_Bps (weight bytes the linear kernels read / linear time), attention_bw_Bps (KV bytes /
+    attention time), linear_min_ns (the linear bucket's floor: those bytes at peak bandwidth or the
+    GEMM FLOPs at peak, whichever is longer).
     NaN where unknown. The step table must be one rank's or carry a `rank` column."""
     opts = opts or Options()
     n = len(steps)
@@ -930,6 +939,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
     kv = np.where(shaped, sw.kv_bytes, np.nan)
     act = np.where(shaped, sw.activation_bytes, np.nan)
     fl = np.where(shaped, sw.flops, np.nan)
+    gfl = np.where(shaped, sw.gemm_flops, np.nan)
     dtype = np.where(shaped, sw.dtype, "").astype(object)
     spec = opts.model_spec()
     partial = (~shaped) & (sw.coverage > 0)
@@ -943,6 +953,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
             lwb = np.where(need, mw["weight_bytes"], lwb)
             kv = np.where(need, mw["kv_bytes"], kv)
             fl = np.where(need, mw["flops"], fl)
+            gfl = np.where(need, mw["gemm_flops"], gfl)
             tokens = np.where(need & np.isnan(tokens), mw["tokens"], tokens)
             dtype = np.where(need, spec.compute, dtype).astype(object)
             src = np.where(need, "model", src).astype(object)
@@ -1001,6 +1012,8 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
         lt = out["linear_time_ns"].to_numpy(np.float64) if "linear_time_ns" in out.columns else np.full(n, np.nan)
         at = out["attention_time_ns"].to_numpy(np.float64) if "attention_time_ns" in out.columns else np.full(n, np.nan)
         lbw = np.where(lt > 0, lwb / lt * 1e9, np.nan)
+        # the linear bucket's own floor: the weights its kernels read at peak bandwidth, or its FLOPs
+        lmin = np.fmax(lwb / pbw * 1e9, gfl / pfl * 1e9)
         abw = np.where(at > 0, kv / at * 1e9, np.nan)
     over = (floor > span * 1.05) & (span > 0)
     if over.any():
@@ -1011,7 +1024,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
             "sol_activation_bytes": act, "sol_flops": fl, "sol_dtype": dtype,
             "sol_gpu": np.full(n, peak.name if peak else "", object), "peak_bw_Bps": pbw,
             "peak_flops": pfl, "min_step_ns": floor, "hbm_efficiency": eff, "mfu": mfu,
-            "linear_bw_Bps": lbw, "attention_bw_Bps": abw}
+            "linear_bw_Bps": lbw, "attention_bw_Bps": abw, "linear_min_ns": lmin}
     for c, v in cols.items():
         out[c] = v
     return out, _dedupe(notes)
@@ -1034,7 +1047,7 @@ def _model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarr
     unknown-kind steps are taken as decode steps (a static batch: chunked prefills inside a mixed
     step are not modelled)."""
     n = len(steps)
-    res = {k: np.full(n, np.nan) for k in ("weight_bytes", "kv_bytes", "flops", "tokens")}
+    res = {k: np.full(n, np.nan) for k in ("weight_bytes", "kv_bytes", "flops", "gemm_flops", "tokens")}
     kind = steps["kind"].astype(str).to_numpy() if "kind" in steps.columns else np.full(n, "unknown", object)
     rank = steps["rank"].to_numpy() if "rank" in steps.columns else np.zeros(n, np.int64)
     start = steps["start_ns"].to_numpy() if "start_ns" in steps.columns else np.arange(n)
@@ -1058,7 +1071,8 @@ def _model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarr
                 tok = seqs
             ctx = C + pos[i] if C is not None else math.nan
         w = model_work(spec, tp, tok, seqs, q, ctx)
-        res["weight_bytes"][i], res["kv_bytes"][i], res["flops"][i] = w["weight_bytes"], w["kv_bytes"], w["flops"]
+        for c in ("weight_bytes", "kv_bytes", "flops", "gemm_flops"):
+            res[c][i] = w[c]
         res["tokens"][i] = tok
     return res
 
@@ -1120,7 +1134,20 @@ def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
     m = (at > 0) & ~np.isnan(kvb)
     if m.any():
         out["attention_bw_Bps"] = float(kvb[m].sum() / at[m].sum() * 1e9)
-    out["bound"] = None if out["min_step_ns"] in (None, 0) else float(span.mean() / out["min_step_ns"])
+    # bounds, median over the steps like every bound in the summary: the whole step at its floor,
+    # and the linear kernels at theirs (their exposed time shrunk by linear_min / linear time)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        floor = k["min_step_ns"].to_numpy(np.float64)
+        ok = floor > 0
+        out["bound"] = float(np.median(span[ok] / floor[ok])) if ok.any() else None
+        if "linear_min_ns" in k.columns and "linear_exposed_ns" in k.columns:
+            lmin = k["linear_min_ns"].to_numpy(np.float64)
+            lx = k["linear_exposed_ns"].to_numpy(np.float64)
+            ok = (lt > 0) & ~np.isnan(lmin)
+            if ok.any():
+                saved = lx[ok] * np.clip(1 - lmin[ok] / lt[ok], 0, 1)
+                out["linear_min_ns"] = float(np.mean(lmin[ok]))
+                out["linear_bound"] = float(np.median(span[ok] / (span[ok] - saved)))
     gpu = str(k["sol_gpu"].iloc[0]) if "sol_gpu" in k.columns and len(k) else ""
     if gpu:
         row = next((r for r in load_gpus() if r["name"] == gpu), None)
@@ -1139,22 +1166,38 @@ def add_summary(summary: dict[str, Any], steps: pd.DataFrame) -> None:
         d["speed_of_light"] = summarize(steps, kind)
 
 
-def finding(summary: dict[str, Any], kind: str | None = None) -> dict[str, Any] | None:
-    """The floor as a candidate for "What to fix first": {"what", "bound", "evidence"}, or None
-    when the floor is unknown.
+def candidates(kind: str, d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Speed-of-light candidates for "What to fix first", from `summary.by_kind.<kind>` (the
+    signature of findings.SOURCES): each {"what", "bound", "evidence"}.
 
-    bound: the step could be at most span / min_step_ns times faster (a physical ceiling on any
-    fix, next to the per-bucket Amdahl bounds)."""
+    - the whole step at its physical floor: bound = span / min_step_ns (median over steps), a
+      ceiling on every fix together;
+    - the linear kernels at their own floor (the weights they read at peak bandwidth, or their
+      FLOPs at peak): bound = span / (span - exposed linear time x (1 - floor / linear time))."""
+    sl = (d or {}).get("speed_of_light") or {}
+    if sl.get("source") in (None, "unknown") or not sl.get("min_step_ns") or not sl.get("bound"):
+        return []
+    span = sl["mean_span_ns"]
+    compute = (sl.get("compute_time_ns") or 0) > (sl.get("memory_time_ns") or 0)
+    eff = sl["mfu"] if compute else sl["hbm_efficiency"]
+    out = [{"what": f"{kind} step at its speed of light ({'compute' if compute else 'HBM bandwidth'} floor)",
+            "bound": sl["bound"],
+            "evidence": (f"{span / 1e6:.3g} ms per step, floor {sl['min_step_ns'] / 1e6:.3g} ms: "
+                         f"{human_bytes(sl['bytes_per_step'])}" +
+                         (f", {human_rate(sl['flops_per_step'], 'FLOP')}" if sl.get("flops_per_step") else "") +
+                         f" per step from {sl['source']}; {'MFU' if compute else 'HBM efficiency'} {eff:.1%}" +
+                         (f" on {sl['gpu']}" if sl.get("gpu") else ""))}]
+    if sl.get("linear_bound") and sl.get("linear_bw_fraction"):
+        out.append({"what": "linear kernels at their speed of light (peak bandwidth or FLOP/s)",
+                    "bound": sl["linear_bound"],
+                    "evidence": (f"linear kernels read weights at {human_rate(sl['linear_bw_Bps'], 'B/s')} "
+                                 f"({sl['linear_bw_fraction']:.0%} of peak); their floor is "
+                                 f"{sl['linear_min_ns'] / 1e6:.3g} ms per step")})
+    return out
+
+
+def finding(summary: dict[str, Any], kind: str | None = None) -> dict[str, Any] | None:
+    """The whole-step floor candidate (see `candidates`) of the summary's main kind, or None."""
     kind = kind or summary.get("kind")
-    d = ((summary.get("by_kind") or {}).get(kind) or {}).get("speed_of_light") or {}
-    if not d.get("min_step_ns") or d.get("source") == "unknown":
-        return None
-    span = d["mean_span_ns"]
-    compute = (d.get("compute_time_ns") or 0) > (d.get("memory_time_ns") or 0)
-    eff = d["mfu"] if compute else d["hbm_efficiency"]
-    what = (f"{kind} steps take {span / 1e6:.3g} ms where the physical floor is {d['min_step_ns'] / 1e6:.3g} ms "
-            f"({'compute' if compute else 'HBM bandwidth'}): {eff:.1%} efficiency")
-    ev = (f"{human_bytes(d['bytes_per_step'])} per step" +
-          (f", {human_rate(d['flops_per_step'], 'FLOP')}" if d.get("flops_per_step") else "") +
-          f" from {d['source']}" + (f"; {d['gpu']} peaks" if d.get("gpu") else ""))
-    return {"what": what, "bound": span / d["min_step_ns"], "evidence": ev}
+    c = candidates(kind, (summary.get("by_kind") or {}).get(kind) or {})
+    return c[0] if c else None
