@@ -73,10 +73,13 @@ CUSTOM_GEMM = re.compile(r"^(?!aten::).*(?:gemm|scaled_mm|_mm$|_mm_|matmul)", re
 ATTN_BHLD = re.compile(r"^aten::(?:scaled_dot_product_attention|_scaled_dot_product_\w*attention\w*)$")
 ATTN_BLHD = re.compile(r"^aten::_(?:flash|efficient)_attention_forward$|^flash_attn\w*::(?!.*varlen)")
 ATTN_VARLEN = re.compile(r"^flash_attn\w*::.*varlen")
-ATTN_OTHER = re.compile(r"attention|attn|flash_fwd|mha_fwd|paged", re.I)
+ATTN_OTHER = re.compile(r"attention|attn|mha|mla_|fmha|sdpa|paged|flash_fwd|varlen_fwd|batch_prefill|batch_decode",
+                        re.I)
 CONVERT = re.compile(r"copy|^aten::to$|_to_copy|dequant|cast", re.I)
 
 GEMM, ATTN = 1, 2
+# op classes: GEMMs and attention whose input layout is known (aten, flash_attn) or not (custom ops)
+GEMM_KNOWN, GEMM_CUSTOM, ATTN_KNOWN, ATTN_CUSTOM = 1, 2, 3, 4
 
 
 # --- small helpers -----------------------------------------------------------------------------
@@ -200,13 +203,18 @@ def _any_dims(cpu_ops: pd.DataFrame) -> bool:
 
 
 def _op_class(names: np.ndarray) -> np.ndarray:
+    """GEMM_KNOWN | GEMM_CUSTOM | ATTN_KNOWN | ATTN_CUSTOM | 0 per op name."""
     out = np.zeros(names.size, np.int8)
     for i, n in enumerate(names):
         n = str(n)
-        if n in GEMM_OPS or CUSTOM_GEMM.search(n):
-            out[i] = GEMM
-        elif ATTN_BHLD.search(n) or ATTN_BLHD.search(n) or ATTN_VARLEN.search(n) or ATTN_OTHER.search(n):
-            out[i] = ATTN
+        if n in GEMM_OPS:
+            out[i] = GEMM_KNOWN
+        elif ATTN_BHLD.search(n) or ATTN_BLHD.search(n) or ATTN_VARLEN.search(n):
+            out[i] = ATTN_KNOWN
+        elif CUSTOM_GEMM.search(n):
+            out[i] = GEMM_CUSTOM
+        elif ATTN_OTHER.search(n):
+            out[i] = ATTN_CUSTOM
     return out
 
 
@@ -419,12 +427,22 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
         sel = np.flatnonzero(np.isin(thr, sorted_unique(thr[used])))
         p = _parents(ops.iloc[sel])
         parent[sel] = np.where(p >= 0, sel[np.maximum(p, 0)], -1)
-    root = np.full(used.size, -1, np.int64)
+    # The outermost GEMM/attention op of the chain says which it is (the bmm inside a math-path
+    # SDPA is attention); within that, the outermost op whose input layout is known is read
+    # (aiter::gemm_a16w16 > aten::linear reads aten::linear), else the outermost one.
+    top = np.full(used.size, -1, np.int64)
+    known_g = np.full(used.size, -1, np.int64)
+    known_a = np.full(used.size, -1, np.int64)
     cur = used.copy()
     while (cur >= 0).any():
         c = np.where(cur >= 0, cls[np.maximum(cur, 0)], 0)
-        root = np.where(c > 0, cur, root)
+        top = np.where(c > 0, cur, top)
+        known_g = np.where(c == GEMM_KNOWN, cur, known_g)
+        known_a = np.where(c == ATTN_KNOWN, cur, known_a)
         cur = np.where(cur >= 0, parent[np.maximum(cur, 0)], -1)
+    top_c = np.where(top >= 0, cls[np.maximum(top, 0)], 0)
+    is_gemm = (top_c == GEMM_KNOWN) | (top_c == GEMM_CUSTOM)
+    root = np.where(is_gemm & (known_g >= 0), known_g, np.where(~is_gemm & (known_a >= 0), known_a, top))
     root_of = np.full(len(ops), -1, np.int64)
     root_of[used] = root
     kroot = np.where(launch >= 0, root_of[np.maximum(launch, 0)], -1)
@@ -456,7 +474,7 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
         nm, d, t = str(name_cats[nc]), _dims(str(dims_cats[dc])), _types(str(types_cats[tc]))
         if d is None:
             continue
-        if cls_names[nc] == GEMM:
+        if cls_names[nc] in (GEMM_KNOWN, GEMM_CUSTOM):
             g = _gemm(nm, d, t)
             if g is None:
                 continue
@@ -515,7 +533,9 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     # what the linear kernels themselves read: the operand as the GEMM sees it (a dequantized
     # weight at its wide dtype), for their achieved bandwidth
     res.linear_weight_bytes = np.where(has, per_step(wbytes[inv], gm), np.nan)
-    res.kv_bytes = np.where(has, per_step(kvb[inv], am), np.nan)
+    # no attention op with a readable layout in the step: its KV bytes are unknown, not zero
+    kv_known = (np.bincount(r_step[am], minlength=nsteps)[:nsteps] > 0) | (res.attn_unknown == 0)
+    res.kv_bytes = np.where(has & kv_known, per_step(kvb[inv], am), np.nan)
     res.activation_bytes = np.where(has, per_step(abytes[inv], gm | am), np.nan)
     res.flops = np.where(has, per_step(flo, gm | am), np.nan)
     res.gemm_flops = np.where(has, per_step(flo, gm), np.nan)
