@@ -26,7 +26,7 @@ from traceattrib import sol
 from traceattrib.analysis import analyze
 from traceattrib.cli import main
 
-from conftest import FIXTURES
+from conftest import FIXTURES, PUBLIC, needs_shared
 
 CONFIG = str(FIXTURES / "serve_like.config.json")
 LM_HEAD = 32000 * 2048                    # serve_like: vocab x hidden
@@ -409,3 +409,18 @@ def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):
     assert d["min_step_ns"] == pytest.approx(987758592 / 1e12 * 1e9)
     assert d["peak_source"] == "the command line" and d["mfu"] is None
     assert "reading 988 MB at 1 TB/s takes 0.988 ms" in sol_line("decode", d)
+
+
+@needs_shared
+def test_custom_gemm_wrapper_reads_the_aten_op_inside():
+    """SGLang on MI300 (aiter): `aiter::gemm_a16w16 > aten::linear > aten::matmul > aten::mm`. The
+    custom wrapper's layout is unknown (its largest input is the activation in a 15k-token
+    prefill); the aten::linear inside is read. Qwen3-8B: 36 layers of 193M projection parameters
+    and a 151936 x 4096 lm_head, bf16."""
+    rep = analyze(ta.load(str(PUBLIC / "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz")))
+    r = rep.steps.iloc[0]
+    layer = 4096 * 6144 + 4096 * 4096 + 4096 * 24576 + 12288 * 4096
+    assert r["sol_source"] == "shapes" and r["tokens"] == 15360
+    assert r["sol_weight_bytes"] == (36 * layer + 151936 * 4096) * 2
+    assert math.isnan(r["sol_kv_bytes"])           # aiter::mha_batch_prefill: paged, not read
+    assert any("paged or custom KV layout" in n for n in rep.notes)
