@@ -550,14 +550,6 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     return res
 
 
-def tokens_from_shapes(trace: Trace, kernel_step: np.ndarray, nsteps: int) -> np.ndarray:
-    """Tokens each step processes, from shapes: the largest M (rows of the activation) among the
-    step's GEMMs with a 2-D weight (the projections; the lm_head of a prefill sees fewer rows).
-    int64, -1 where the trace has no shapes for the step."""
-    w = shape_work(trace, kernel_step, nsteps)
-    return np.where(np.isnan(w.tokens), -1, w.tokens).astype(np.int64)
-
-
 # === evidence 2: a model config ================================================================
 
 @dataclass
@@ -928,7 +920,7 @@ class Options:
         return self.spec
 
 
-STEP_COLUMNS = ("tokens", "sol_source", "sol_weight_bytes", "sol_kv_bytes", "sol_bytes", "sol_activation_bytes",
+STEP_COLUMNS = ("sol_source", "sol_weight_bytes", "sol_kv_bytes", "sol_bytes", "sol_activation_bytes",
                 "sol_flops", "sol_dtype", "sol_gpu", "peak_bw_Bps", "peak_flops", "min_step_ns", "hbm_efficiency",
                 "mfu", "linear_bw_Bps", "attention_bw_Bps", "linear_min_ns")
 
@@ -937,7 +929,8 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
                  kernel_bucket: np.ndarray | pd.Series | None, opts: Options | None = None) -> tuple[pd.DataFrame, list[str]]:
     """The step table with the speed-of-light columns added, and notes.
 
-    Columns: tokens (kept when the table has it), sol_source ('shapes' | 'model' | 'unknown'),
+    Columns: tokens (int64, -1 unknown: the step table's where it has them, else from shapes or the
+    model), sol_source ('shapes' | 'model' | 'unknown'),
     sol_weight_bytes, sol_kv_bytes, sol_bytes (= weight + kv), sol_activation_bytes, sol_flops,
     sol_dtype (math dtype of the GEMMs), sol_gpu (the rules/gpus.toml row, "" none), peak_bw_Bps,
     peak_flops, min_step_ns, hbm_efficiency, mfu,
@@ -1040,7 +1033,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
         notes.append(f"the speed-of-light floor exceeds the measured span on {int(over.sum())} of {n} step(s): those "
                      "steps are not whole forward passes (check the step boundaries, --steps) or the evidence does not "
                      "match the run (--model, --batch, --context, --peak-bw)")
-    cols = {"tokens": tokens, "sol_source": src, "sol_weight_bytes": wb, "sol_kv_bytes": kv, "sol_bytes": bytes_,
+    cols = {"tokens": np.where(np.isnan(tokens), -1, tokens).astype(np.int64), "sol_source": src, "sol_weight_bytes": wb, "sol_kv_bytes": kv, "sol_bytes": bytes_,
             "sol_activation_bytes": act, "sol_flops": fl, "sol_dtype": dtype,
             "sol_gpu": np.full(n, peak.name if peak else "", object), "peak_bw_Bps": pbw,
             "peak_flops": pfl, "min_step_ns": floor, "hbm_efficiency": eff, "mfu": mfu,
@@ -1133,7 +1126,8 @@ def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
         "source": top, "steps": int(len(k)), "steps_unknown": int(len(s) - len(known)),
         "bytes_per_step": mean("sol_bytes"), "weight_bytes_per_step": mean("sol_weight_bytes"),
         "kv_bytes_per_step": mean("sol_kv_bytes"), "activation_bytes_per_step": mean("sol_activation_bytes"),
-        "flops_per_step": mean("sol_flops"), "tokens_per_step": mean("tokens"),
+        "flops_per_step": mean("sol_flops"),
+        "tokens_per_step": float(k["tokens"][k["tokens"] >= 0].mean()) if (k["tokens"] >= 0).any() else None,
         "dtype": str(k["sol_dtype"].astype(str).mode().iloc[0]) if len(k) else "",
         "peak_bw_Bps": mean("peak_bw_Bps"), "peak_flops": mean("peak_flops"), "min_step_ns": mean("min_step_ns"),
         "mean_span_ns": float(span.mean()),

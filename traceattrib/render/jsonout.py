@@ -97,5 +97,5 @@ def render_csv(rep: Report) -> str:
     for b in rep.buckets:
         cols += [f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count"]
     from ..sol import STEP_COLUMNS  # speed-of-light columns (sol.py)
-    cols += [c for c in STEP_COLUMNS if c in rep.steps.columns]
+    cols += [c for c in ("tokens",) + STEP_COLUMNS if c in rep.steps.columns and c not in cols]
     return rep.steps[cols].to_csv(index=False)
