@@ -19,8 +19,7 @@ def to_dict(rep: Report) -> dict[str, Any]:
     by_step = {}
     if len(cols):
         for (rank, step), g in cols.groupby(["rank", "step"]):
-            by_step[(int(rank), int(step))] = {r["collective"]: {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
-                                              for _, r in g.iterrows()}
+            by_step[(int(rank), int(step))] = {r["collective"]: _collective(r) for _, r in g.iterrows()}
     for r in rep.steps.to_dict("records"):
         span = r["span_ns"]
         steps.append({
@@ -49,6 +48,17 @@ def to_dict(rep: Report) -> dict[str, Any]:
 def _known(v):
     """A count the trace may not give (-1 in the tables) as int or null."""
     return None if v is None or v < 0 else int(v)
+
+
+def _collective(r) -> dict[str, Any]:
+    """One step's collective: count, mean_ns; with traceattrib.comm: bytes (total, null when
+    unknown), wait_ns and transfer_ns (wait + transfer = the calls' total duration)."""
+    d = {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
+    if "bytes" in r:
+        d["bytes"] = int(r["bytes"]) if r["bytes"] >= 0 else None
+        d["wait_ns"] = int(r["wait_ns"])
+        d["transfer_ns"] = int(r["transfer_ns"])
+    return d
 
 
 def _bound(span: int, exposed: int):
