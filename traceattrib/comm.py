@@ -91,8 +91,11 @@ def instances(kernels: pd.DataFrame, steps: pd.DataFrame, meta: dict, model: Mod
     communication stream: one NCCL communicator per stream); seq: order of issue within (rank, group).
     bytes (-1 unknown) and bytes_source: 'args' (torch), 'nvtx' (nsys), 'model', 'unknown'.
     """
-    m = (kernels["bucket"].astype(str) == "communication").to_numpy()
-    k = kernels[m]
+    m = np.asarray(kernels["bucket"] == "communication", dtype=bool)
+    cols = [c for c in ("start_ns", "end_ns", "rank", "step", "device", "stream", "name", "op", "comm_collective",
+                        "comm_in_nelems", "comm_out_nelems", "comm_dtype", "comm_group", "comm_group_size")
+            if c in kernels.columns]
+    k = kernels.loc[m, cols]
     if not len(k):
         return pd.DataFrame({c: pd.Series([], dtype=object) for c in INSTANCE_COLUMNS})
     k = k.sort_values(["start_ns", "end_ns"], kind="stable")
@@ -110,16 +113,16 @@ def instances(kernels: pd.DataFrame, steps: pd.DataFrame, meta: dict, model: Mod
         "start_ns": k["start_ns"].to_numpy(np.int64), "end_ns": k["end_ns"].to_numpy(np.int64),
     })
     # process group: per (rank, device, stream), the group name the profiler recorded, if any
-    grp = k["comm_group"].astype(str).to_numpy()
-    key = pd.DataFrame({"rank": df["rank"], "dev": k["device"].to_numpy(), "stream": k["stream"].to_numpy(), "g": grp})
-    first = key.drop_duplicates(["rank", "dev", "stream"])
+    key = pd.DataFrame({"rank": df["rank"].to_numpy(), "dev": k["device"].to_numpy(),
+                        "stream": k["stream"].to_numpy(), "g": k["comm_group"].astype(str).to_numpy()})
+    streams = key.drop_duplicates(["rank", "dev", "stream"])[["rank", "dev", "stream"]].copy()
+    streams["label"] = "stream" + streams.groupby("rank").cumcount().astype(str)
     named = key[key["g"] != ""].groupby(["rank", "dev", "stream"])["g"].agg(lambda s: s.value_counts().index[0])
-    ordinal = first.groupby("rank").cumcount()
-    label = {}
-    for (r, d, s), o in zip(first[["rank", "dev", "stream"]].itertuples(index=False), ordinal):
-        label[(r, d, s)] = named.get((r, d, s), f"stream{o}")
-    df["group"] = [label[t] for t in zip(key["rank"], key["dev"], key["stream"])] if len(label) > 1 else \
-        next(iter(label.values()))
+    if len(named):
+        streams = streams.merge(named.rename("named").reset_index(), on=["rank", "dev", "stream"], how="left")
+        streams["label"] = streams["named"].fillna(streams["label"])
+    df["group"] = key.merge(streams[["rank", "dev", "stream", "label"]], on=["rank", "dev", "stream"],
+                            how="left")["label"].to_numpy()
     df["seq"] = df.groupby(["rank", "group"]).cumcount().to_numpy(np.int64)
     # bytes as nccl-tests counts them
     nel = np.maximum(k["comm_in_nelems"].to_numpy(np.int64), k["comm_out_nelems"].to_numpy(np.int64))
@@ -130,9 +133,11 @@ def instances(kernels: pd.DataFrame, steps: pd.DataFrame, meta: dict, model: Mod
     if model is not None:
         fill = (nbytes < 0) & (df["collective"].to_numpy() == "all_reduce")
         if fill.any():
-            mb = np.array([model.allreduce_bytes(s) for s in df["step_kind"].to_numpy()[fill]], np.int64)
-            nbytes[np.flatnonzero(fill)[mb >= 0]] = mb[mb >= 0]
-            src[np.flatnonzero(fill)[mb >= 0]] = "model"
+            per_kind = {kd: model.allreduce_bytes(kd) for kd in pd.unique(df["step_kind"])}
+            mb = df["step_kind"].map(per_kind).to_numpy(np.int64)
+            fill &= mb >= 0
+            nbytes[fill] = mb[fill]
+            src[fill] = "model"
     df["bytes"] = nbytes
     df["bytes_source"] = src
     gs = k["comm_group_size"].to_numpy(np.int64)
@@ -594,17 +599,10 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
             d = job_summary(js, kind)
             if d is None:
                 continue
-            rows = _steady_rows(steps, kind)
-            d["straggler"] = straggler(inst[np.isin(inst["step_row"].to_numpy(), rows)]) if rows is not None else None
+            d["straggler"] = straggler(_kind_calls(inst, kind))
             d["clock_offsets_ns"] = {int(r): float(v) for r, v in offsets.items()}
             d["clocks"] = "one capture, one clock" if one_clock else "aligned on matched collective end times"
             res.job[kind] = d
-        if not one_clock and any(abs(v) > 0 for v in offsets.values()):
-            n_m = int(inst["matched"].sum() // max(len(ranks), 1))
-            notes.append("clocks of the per-rank traces aligned on collective end times (a collective ends nearly "
-                         "together on every rank): " + ", ".join(f"rank {r} {v / 1e3:+.2f} us" for r, v in
-                                                                 offsets.items() if r != ranks[0])
-                         + f" relative to rank {ranks[0]} (median over {n_m} matched calls), subtracted")
     elif len(inst):
         notes.append("one rank's trace: waiting for other ranks cannot be told apart from transferring, so "
                      "bandwidths are computed on whole kernel durations (a lower bound on the link's speed)")
@@ -630,6 +628,15 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
         notes.append(f"bytes unknown for {unknown} of {len(inst)} communication calls ({share:.0%}): {how}")
     res.notes = notes
     return res
+
+
+def _kind_calls(inst: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The calls of one step kind whose matched call is in no rank's warm-up step (all of them when
+    every step is warm-up), as the job figures count steps."""
+    k = inst[inst["step_kind"] == kind]
+    warm = k[k["warmup"] & (k["match"] >= 0)]["match"].unique()
+    steady = k[~k["match"].isin(warm) & ~k["warmup"]]
+    return steady if len(steady) else k
 
 
 def _steady_rows(steps: pd.DataFrame, kind: str, full: pd.DataFrame | None = None) -> np.ndarray | None:

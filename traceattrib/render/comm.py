@@ -94,11 +94,13 @@ def what_if_text(summary: dict, kind: str) -> list[str]:
         if not p:
             continue
         job = p.get("job")
-        jtxt = f"; job {ms(job['median_span_ns'], 2)} -> {ms(job['projected_median_span_ns'], 2)} ms " \
-            f"({bound(job['speedup'])})" if job else ""
-        out.append(trunc(f"on {name} ({gbps(w['link']['peak_GBps'])}): communication {ms(p['comm_ns'])} -> "
-                         f"{ms(p['projected_comm_ns'])} ms/step; step {ms(p['median_span_ns'], 2)} -> "
-                         f"{ms(p['projected_median_span_ns'], 2)} ms ({bound(p['speedup'])}){jtxt}", WIDTH))
+        tail = (f", job {ms(job['median_span_ns'], 2)}->{ms(job['projected_median_span_ns'], 2)} ms "
+                f"({bound(job['speedup'])})") if job else f" ({bound(p['speedup'])})"
+        out.append(trunc(f"  {name} ({gbps(w['link']['peak_GBps'])}): comm {ms(p['comm_ns'])}->"
+                         f"{ms(p['projected_comm_ns'])} ms/step, step {ms(p['median_span_ns'], 2)}->"
+                         f"{ms(p['projected_median_span_ns'], 2)} ms{tail}", WIDTH))
+    if out:
+        out.insert(0, "what if the link were (projected, transfer time fitted on this trace):")
     return out
 
 
@@ -125,6 +127,11 @@ def job_md(summary: dict, buckets: tuple[str, ...], kind: str) -> list[str]:
         out += ["", "| rank | communication (ms/step) | wait | transfer |", "|---:|---:|---:|---:|"]
         out += [f"| {r} | {ms(by_rank[r]['comm_ns'])} | {ms(by_rank[r]['comm_wait_ns'])} | "
                 f"{ms(by_rank[r]['comm_transfer_ns'])} |" for r in ranks if "comm_wait_ns" in by_rank[r]]
+    offs = j.get("clock_offsets_ns") or {}
+    if "aligned" in (j.get("clocks") or "") and len(offs) > 1:
+        ref = min(offs)
+        out += ["", f"Clocks aligned on matched collective end times: " + ", ".join(
+            f"rank {r} {v / 1e3:+.2f} us" for r, v in offs.items() if r != ref) + f" vs rank {ref}."]
     st = j.get("straggler")
     if st:
         out += ["", f"Straggler: rank {st['rank']} arrives last at {st['last_count']} of {st['calls']} collective calls "
