@@ -124,6 +124,22 @@ def test_single_rank_public_traces_use_durations_and_the_group_size():
     assert hk["broadcast"]["size_classes"][0]["bytes_per_call"] == 53 * 8  # int64
 
 
+@needs_shared
+def test_job_figures_without_communication():
+    """Two processes on 2 H100s, no NCCL (public nsys export): the job is still the first start to the
+    last end over ranks, one nsys clock, no straggler."""
+    from conftest import NSYS_VERSIONS
+    r = analyze(read(str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite")))
+    (kind, j), = r.summary["job"].items()
+    assert j["ranks"] == 2 and j["straggler"] is None and j["clocks"] == "one capture, one clock"
+    assert j["speedup_bound_if_removed"]["communication"] == 1.0
+    js = r.comm.job_steps
+    st = r.steps.set_index(["rank", "index"])
+    for _, row in js.iterrows():
+        rows = st.xs(row["index"], level="index")
+        assert row["span_ns"] == rows["end_ns"].max() - rows["start_ns"].min()
+
+
 # --- wait vs transfer ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(TP))

@@ -36,8 +36,7 @@ INSTANCE_COLUMNS = ["rank", "step_row", "step", "step_kind", "warmup", "collecti
 MATCH_COLUMNS = ["match", "matched", "start_aligned_ns", "end_aligned_ns", "wait_ns", "transfer_ns"]
 STEP_COLLECTIVE_COLUMNS = ["rank", "step", "collective", "bytes", "comm_ns", "wait_ns", "transfer_ns", "matched"]
 OVERLAP_SLACK_NS = 2_000  # clock noise allowed between ranks' timelines when checking that paired calls overlap
-BYTES_SOURCE_TEXT = {"args": "the profiler's collective arguments", "nvtx": "NCCL's NVTX payload",
-                     "model": "--model (hidden x tokens x dtype)", "unknown": "unknown"}
+
 
 
 @dataclass
@@ -556,16 +555,12 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
     if link is None:
         link = L.detect(meta)
     inst = instances(kernels, steps, meta, model)
-    if not len(inst):
-        return CommResult(instances=inst, step_collectives=step_collectives(inst.assign(
-            wait_ns=np.zeros(0, np.int64), transfer_ns=np.zeros(0, np.int64), matched=np.zeros(0, bool))),
-            link=link)
     one_clock = meta.get("format") == "nsys"
     inst, offsets, mnotes = match(inst, one_clock)
     notes += mnotes
     ranks = sorted(int(r) for r in pd.unique(inst["rank"]))
     multi = len(sorted(int(r) for r in steps["rank"].unique())) > 1 if len(steps) else False
-    transfer_basis = multi and bool(inst["matched"].mean() > 0.5)
+    transfer_basis = multi and len(inst) > 0 and bool(inst["matched"].mean() > 0.5)
     res = CommResult(instances=inst, step_collectives=step_collectives(inst), link=link, offsets_ns=offsets)
     # bandwidth per step kind over that kind's steady steps (the steps attribute.summarize uses)
     for kind in ("decode", "prefill", "mixed", "unknown"):
@@ -578,7 +573,7 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
     # per rank: wait and transfer per step
     if multi:
         sc = res.step_collectives
-        for r in ranks:
+        for r in ranks:  # ranks with collectives
             for kind in ("decode", "prefill", "mixed", "unknown"):
                 rows = _steady_rows(steps[steps["rank"] == r], kind, steps)
                 if rows is None:
@@ -595,13 +590,20 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
                                       for coll, g in c.groupby("collective")}}
         js = job_steps(steps, buckets, offsets, sc if transfer_basis else None)
         res.job_steps = js
+        names = steps.groupby(["kind", "index"])["name"].nunique()
+        differ = int((names.reindex(pd.MultiIndex.from_frame(js[["kind", "index"]])) > 1).sum()) if len(js) else 0
+        if differ:
+            notes.append(f"{differ} job step(s) pair steps of different names across ranks: the job figures pair "
+                         "each rank's steps by their index (step boundaries found per rank)")
         for kind in ("decode", "prefill", "mixed", "unknown"):
             d = job_summary(js, kind)
             if d is None:
                 continue
-            d["straggler"] = straggler(_kind_calls(inst, kind))
-            d["clock_offsets_ns"] = {int(r): float(v) for r, v in offsets.items()}
-            d["clocks"] = "one capture, one clock" if one_clock else "aligned on matched collective end times"
+            d["straggler"] = straggler(_kind_calls(inst, kind)) if len(inst) else None
+            d["clock_offsets_ns"] = {int(r): float(offsets.get(r, 0.0)) for r in sorted(steps["rank"].unique())}
+            d["clocks"] = ("one capture, one clock" if one_clock else
+                           "aligned on matched collective end times" if inst["matched"].any() else
+                           "each file's own clock (no collectives matched across ranks to align them)")
             res.job[kind] = d
     elif len(inst):
         notes.append("one rank's trace: waiting for other ranks cannot be told apart from transferring, so "
@@ -616,15 +618,19 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
                 if p is not None:
                     w[kind] = p
             res.what_if[dst.name] = w
+        if what_if_links and not transfer_basis and len(inst):
+            notes.append("--what-if-link on one rank's trace: the fitted times are kernel durations, which include "
+                         "waiting for the other ranks, so the projection overstates communication on any link")
     elif what_if_links:
         notes.append("--what-if-link needs the trace's own link: none is known for these GPUs; pass --link")
     unknown = int((inst["bytes"] < 0).sum())
     if unknown:
         share = unknown / len(inst)
         how = ("re-export with `nsys export --type sqlite --include-blobs=true` (NCCL's NVTX payloads carry "
-               "the message size) or pass --model" if meta.get("format") == "nsys" else
+               "the message size), or give the model (hidden size, dtype, tokens per step)"
+               if meta.get("format") == "nsys" else
                "calls inside CUDA graphs or launched before the profiler started carry no collective arguments; "
-               "--model gives the all-reduce size of tensor parallelism")
+               "the model (hidden size, dtype, tokens per step) gives the tensor-parallel all-reduce size")
         notes.append(f"bytes unknown for {unknown} of {len(inst)} communication calls ({share:.0%}): {how}")
     res.notes = notes
     return res
