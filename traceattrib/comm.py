@@ -549,12 +549,18 @@ def analyze(kernels: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...]
     kernels: the report's kernels (bucket, step row, comm_* columns); steps: the report's per-step
     table; link: the link to compare with (None: detected from the GPU names, see links.detect).
     """
+    return analyze_instances(instances(kernels, steps, meta, model), steps, buckets, meta, link, what_if_links)
+
+
+def analyze_instances(inst: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[str, ...], meta: dict,
+                      link: Link | None = None, what_if_links: tuple[Link, ...] = ()) -> CommResult:
+    """`analyze` from the collective-instance table of every rank (INSTANCE_COLUMNS; `instances` of
+    each rank concatenated, step_row pointing into `steps`): what a merge of per-rank results calls."""
     from . import links as L
 
     notes: list[str] = []
     if link is None:
         link = L.detect(meta)
-    inst = instances(kernels, steps, meta, model)
     one_clock = meta.get("format") == "nsys"
     inst, offsets, mnotes = match(inst, one_clock)
     notes += mnotes

@@ -15,7 +15,9 @@ ncclGroupEnd carry no collective of their own and stay unannotated.
 """
 from __future__ import annotations
 
+import os
 import sqlite3
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
@@ -31,12 +33,31 @@ def _empty() -> pd.DataFrame:
     return pd.DataFrame({c: pd.Series([], dtype=object if c == "name" else np.int64) for c in RANGE_COLUMNS})
 
 
+def read(path: str) -> pd.DataFrame:
+    """`read_ranges` of the export at `path`, opened read-only on its own small connection (a few
+    hundred rows per step; independent of how the reader fetches the big tables)."""
+    uri = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
+    try:
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error:
+        return _empty()
+    try:
+        return read_ranges(con)
+    except sqlite3.Error:  # optional evidence: an export whose NVTX tables cannot be read has none
+        return _empty()
+    finally:
+        con.close()
+
+
 def read_ranges(con: sqlite3.Connection) -> pd.DataFrame:
     """NCCL-domain NVTX ranges of an nsys export, one row each: start_ns, end_ns, pid, tid, name,
     comm_id, bytes (message size, -1 without payload), nranks (of the communicator, from its init
     range; -1 unknown). Empty when the export has no NCCL ranges."""
+    tabs = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "NVTX_EVENTS" not in tabs:
+        return _empty()
     cols = {r[1] for r in con.execute("PRAGMA table_info(NVTX_EVENTS)")}
-    if not {"start", "end", "eventType", "globalTid", "domainId"} <= cols:
+    if not {"start", "end", "eventType", "globalTid", "domainId", "text"} <= cols:
         return _empty()
     doms = [d for (d,) in con.execute("SELECT DISTINCT domainId FROM NVTX_EVENTS WHERE eventType = 75 AND text = ?",
                                       (NCCL_DOMAIN,))]
@@ -54,16 +75,21 @@ def read_ranges(con: sqlite3.Connection) -> pd.DataFrame:
     schemas = _schemas(con)
     out = {c: [] for c in RANGE_COLUMNS}
     for start, end, gt, nm, data in rows:
-        fields = _decode(data, schemas) if data is not None else {}
-        gt = int(gt or 0)
-        out["start_ns"].append(int(start))
-        out["end_ns"].append(int(end))
-        out["pid"].append((gt >> 24) & 0xFFFFFF)
-        out["tid"].append(gt & 0xFFFFFF)
+        try:  # rows that are not integers where integers belong are left out (optional evidence)
+            fields = _decode(data, schemas) if isinstance(data, (bytes, str)) else {}
+            row = (int(start), int(end), int(gt or 0))
+        except (TypeError, ValueError):
+            continue
+        out["start_ns"].append(row[0])
+        out["end_ns"].append(row[1])
+        out["pid"].append((row[2] >> 24) & 0xFFFFFF)
+        out["tid"].append(row[2] & 0xFFFFFF)
         out["name"].append(str(nm or ""))
         out["comm_id"].append(int(fields.get("communicator id", -1)))
         out["bytes"].append(int(fields.get("message size", -1)))
         out["nranks"].append(int(fields.get("no. of ranks", -1)))
+    if not out["start_ns"]:
+        return _empty()
     df = pd.DataFrame(out)
     # every range of a communicator gets its size from the communicator's init range
     sizes = df[(df["nranks"] > 0) & (df["comm_id"] >= 0)].drop_duplicates("comm_id").set_index("comm_id")["nranks"]
@@ -84,13 +110,16 @@ def _schemas(con: sqlite3.Connection) -> dict[tuple[int, int], list[tuple[str, i
         # NVTX payload entry types: 5 int / 6 unsigned int (4 bytes), 17 int64 / 18 uint64 / 22 size_t
         # (8 bytes); registered enums (ids >= 256, e.g. NCCL's reduction op) are 4 bytes
         size = 8 if typ in (7, 8, 9, 10, 17, 18, 22, 23) else 4
-        out.setdefault((int(dom), int(sch)), []).append((str(nm or "").lower(), int(off or 0), size))
+        try:
+            out.setdefault((int(dom), int(sch)), []).append((str(nm or "").lower(), int(off or 0), size))
+        except (TypeError, ValueError):
+            continue
     return out
 
 
 def _decode(data, schemas) -> dict[str, int]:
     """The named integer fields of one payload blob ({} when it cannot be read)."""
-    raw = bytes.fromhex(data) if isinstance(data, str) else bytes(data)
+    raw = bytes.fromhex(data) if isinstance(data, str) else bytes(data)  # ValueError: not hex
     if len(raw) < _HEADER:
         return {}
     dom, sch, size, off = (int.from_bytes(raw[i:i + 8], "little") for i in range(0, _HEADER, 8))

@@ -351,13 +351,13 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         graphs = _graphs(db)
         cpu_ops = _osrt(db, strings)
         meta = _meta(db, kernels)
-        nccl = nccl_nvtx.read_ranges(db.con)  # NCCL's NVTX ranges and payloads (collective, bytes)
     finally:
         if db is not None:
             db.close()
         con.close()
     _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
-    kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl, meta.get("world_size"))
+    # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
+    kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl_nvtx.read(path), meta.get("world_size"))
     notes = meta.setdefault("notes", [])
     if len(graphs) and not len(kernels[kernels["graph_id"].notna()]):
         notes.append("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "
