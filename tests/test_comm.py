@@ -294,6 +294,16 @@ def test_latency_bandwidth_fit_on_the_eager_capture():
     assert 4_000 < f["latency_ns"] < 8_000 and 40 < f["busbw_GBps"] < 200
 
 
+def test_fit_agrees_between_the_eager_and_the_cuda_graph_capture():
+    """The same NCCL all-reduces on the same 2 GPUs, captured twice (eager; CUDA graphs with the sizes
+    from the model): the link model fitted from each capture's transfer times is the same."""
+    m = comm.Model(hidden_size=HIDDEN, dtype_bytes=BF16, tokens={"decode": 1, "prefill": 256})
+    a = rep("eager_torch").summary["interconnect_fit"]["all_reduce"]
+    b = rep("graph_torch", model=m).summary["interconnect_fit"]["all_reduce"]
+    assert b["latency_ns"] == pytest.approx(a["latency_ns"], rel=0.1)
+    assert b["busbw_GBps"] == pytest.approx(a["busbw_GBps"], rel=0.1)
+
+
 def test_what_if_moves_communication_the_right_way():
     base = rep("eager_torch")
     same = rep("eager_torch", what_if_links=(links.get("nvlink4"),)).summary["what_if_link"]["nvlink4"]
