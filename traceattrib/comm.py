@@ -42,14 +42,15 @@ OVERLAP_SLACK_NS = 2_000  # clock noise allowed between ranks' timelines when ch
 @dataclass
 class Model:
     """What the tensor-parallel all-reduce moves when the trace does not say: hidden size x tokens of
-    the step x element size. tokens: per step kind ('decode', 'prefill', ...)."""
+    the step x element size. tokens: per step kind ('decode', 'prefill', ...); a kind not given
+    takes each step's own token count where the steps table has one (`tokens`, from GEMM shapes)."""
 
     hidden_size: int
     dtype_bytes: int
-    tokens: dict[str, int]
+    tokens: dict[str, int] = field(default_factory=dict)
 
-    def allreduce_bytes(self, kind: str) -> int:
-        t = self.tokens.get(kind)
+    def allreduce_bytes(self, kind: str, step_tokens: int = -1) -> int:
+        t = self.tokens.get(kind) or (step_tokens if step_tokens > 0 else None)
         return int(self.hidden_size) * int(t) * int(self.dtype_bytes) if t else -1
 
 
@@ -132,8 +133,13 @@ def instances(kernels: pd.DataFrame, steps: pd.DataFrame, meta: dict, model: Mod
     if model is not None:
         fill = (nbytes < 0) & (df["collective"].to_numpy() == "all_reduce")
         if fill.any():
-            per_kind = {kd: model.allreduce_bytes(kd) for kd in pd.unique(df["step_kind"])}
-            mb = df["step_kind"].map(per_kind).to_numpy(np.int64)
+            tok = steps["tokens"].to_numpy(np.int64) if "tokens" in steps.columns and len(steps) else None
+            stok = np.where(has, tok[srow], -1) if tok is not None else np.full(len(df), -1, np.int64)
+            pairs = pd.DataFrame({"k": df["step_kind"], "t": stok})
+            uniq = pairs.drop_duplicates()
+            val = {(a, int(b)): model.allreduce_bytes(a, int(b)) for a, b in zip(uniq["k"], uniq["t"])}
+            mb = np.array([val[(a, int(b))] for a, b in zip(uniq["k"], uniq["t"])], np.int64)
+            mb = pairs.merge(uniq.assign(mb=mb), on=["k", "t"], how="left")["mb"].to_numpy(np.int64)
             fill &= mb >= 0
             nbytes[fill] = mb[fill]
             src[fill] = "model"
