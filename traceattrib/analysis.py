@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import attribute, classify, sol, steps
+from . import attribute, classify, collectives, comm, sol, steps
+from .links import Link
 from .model import Trace
 
 
@@ -31,6 +32,7 @@ class Report:
     buckets: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
+    comm: comm.CommResult | None = None  # bytes, bandwidth, wait/transfer, job figures (traceattrib.comm)
 
     def kind_steps(self, kind: str, steady: bool = True) -> pd.DataFrame:
         s = self.steps[self.steps["kind"] == kind]
@@ -39,9 +41,13 @@ class Report:
 
 def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
             what_if: dict[str, float] | None = None, layers: int | None = None,
-            sol_options: sol.Options | None = None) -> Report:
+            sol_options: sol.Options | None = None, link: Link | None = None,
+            what_if_links: tuple[Link, ...] = (), model: comm.Model | None = None) -> Report:
     """Run the whole attribution on a loaded trace. sol_options: speed-of-light inputs (--model,
-    --batch, --context, --peak-bw, --peak-flops); the floor is computed from shapes without them."""
+    --batch, --context, --peak-bw, --peak-flops); the floor is computed from shapes without them.
+    link: the interconnect bandwidths compare with (default: detected from the GPU names);
+    what_if_links: links to project every step on; model: tensor-parallel all-reduce size where the
+    trace has no collective arguments (default: from sol_options' --model)."""
     rules = rules if rules is not None else classify.load_rules()
     kc = classify.classify_kernels(trace.kernels, rules)
     mc = classify.classify_memops(trace.memops, rules)
@@ -59,15 +65,21 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=_op_step(st, "memop", len(trace.memops)))
     notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes
-    notes += _skew_notes(summary)
+    if model is None and sol_options is not None and sol_options.model_spec() is not None:
+        spec = sol_options.model_spec()
+        model = comm.Model(hidden_size=spec.hidden, dtype_bytes=int(spec.dtype_bytes))
+    cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
+    summary, colls, cnotes = comm.apply(summary, bd.collectives, cr)
+    notes += cnotes
     other = summary.get("bucket_share", {}).get("other")
     if other is not None:
         notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
                      "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
-    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=bd.collectives,
+    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=colls,
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
                   options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
-                           "sol": sol_options})
+                           "sol": sol_options},
+                  comm=cr)
 
 
 def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
@@ -78,8 +90,7 @@ def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
     if "communication" not in cat.categories:
         return pd.Categorical.from_codes(codes, categories=[])
     comm = cat.codes == cat.categories.get_loc("communication")
-    sub = kernels.loc[comm, ["name", "op"]].astype(str)
-    keys, uniq = pd.factorize(sub["name"] + " | " + sub["op"])
+    keys, uniq = pd.factorize(collectives.text(kernels.loc[comm]))
     codes[comm] = keys
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniq))
 
@@ -90,23 +101,3 @@ def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:
     m = (st.ops["kind"] == kind).to_numpy()
     out[st.ops["src"].to_numpy()[m]] = st.ops["step"].to_numpy()[m]
     return out
-
-
-def _skew_notes(summary: dict[str, Any]) -> list[str]:
-    """Say when one rank's exposed communication is mostly waiting for another rank: NCCL kernels
-    start when launched and spin until every rank has arrived, so a rank that launches late shows
-    as idle while the others show long collectives."""
-    by_rank = summary.get("by_rank") or {}
-    kind = summary.get("kind")
-    rows = [(r, k[kind]) for r, k in by_rank.items() if kind in k]
-    if len(rows) < 2:
-        return []
-    comm = {r: d["exposed_share"].get("communication", 0.0) for r, d in rows}
-    idle = {r: d["idle_share"] for r, d in rows}
-    hi, lo = max(comm, key=comm.get), min(comm, key=comm.get)
-    if comm[hi] - comm[lo] < 0.2:
-        return []
-    return [f"ranks disagree on communication in {kind} steps: rank {hi} {comm[hi]:.0%} exposed, rank {lo} "
-            f"{comm[lo]:.0%} (idle {idle[lo]:.0%}). Collectives wait for the slowest rank, so most of rank "
-            f"{hi}'s communication time is waiting for rank {lo} to launch its kernels; look at rank {lo}'s "
-            "idle time (CPU launch overhead, CUDA graphs) before tuning NCCL"]

@@ -14,31 +14,19 @@ faster saves at most exposed[b] * (1 - 1/k).
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from . import collectives
 from .classify import BUCKETS
 from .intervals import sorted_unique
 from .steps import Steps
 
 GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
 ALL_BUCKETS = tuple(BUCKETS) + (GRAPH_BUCKET,)
-
-# Collective kind of a communication kernel, first match wins (name, then launching op).
-COLLECTIVES: tuple[tuple[str, str], ...] = (
-    ("all_reduce", r"all_?reduce|cross_device_reduce|one_?shot|two_?shot|allreduce"),
-    ("all_gather", r"all_?gather"),
-    ("reduce_scatter", r"reduce_?scatter"),
-    ("all_to_all", r"all_?to_?all|alltoall|dispatch|combine"),
-    ("broadcast", r"broadcast|bcast"),
-    ("send_recv", r"send|recv|sendrecv|p2p"),
-    ("reduce", r"reduce"),
-)
-
 
 @dataclass
 class Breakdown:
@@ -156,17 +144,9 @@ def _collectives(steps: Steps, b: np.ndarray, sid: np.ndarray, comm_names: pd.Se
 
 
 def collective_kind(names: pd.Series) -> np.ndarray:
-    """Collective of each communication kernel from its name (and op chain where joined in)."""
-    uniq, inv = np.unique(names.astype(str).to_numpy(), return_inverse=True)
-    out = []
-    for n in uniq:
-        kind = "other"
-        for k, p in COLLECTIVES:
-            if re.search(p, n, re.I):
-                kind = k
-                break
-        out.append(kind)
-    return np.array(out, dtype=object)[inv.reshape(-1)] if uniq.size else np.array([], dtype=object)
+    """Collective of each communication kernel from its name (and op chain where joined in); the
+    kinds and their regexes are data: rules/collectives.toml."""
+    return collectives.kind_of(names)
 
 
 # --- bounds and summaries -----------------------------------------------------------------------

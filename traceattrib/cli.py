@@ -100,6 +100,11 @@ def cli() -> None:
 @click.option("--what-if", "what_if", multiple=True, metavar="BUCKET=K",
               help="Bound if BUCKET were K times faster (repeatable), e.g. communication=2.")
 @click.option("--layers", type=int, help="Model layers: expected all-reduce count is 2 per layer (tensor parallel).")
+@click.option("--link", "link", metavar="NAME|GBPS",
+              help="Interconnect to compare bandwidths with: a name from rules/links.toml (nvlink4, pcie5, "
+                   "xgmi-mi300x, ...) or a peak in GB/s per direction (default: from the GPU name).")
+@click.option("--what-if-link", "what_if_links", multiple=True, metavar="NAME",
+              help="Project every step on another interconnect (repeatable), e.g. pcie4.")
 @click.option("--per-step", is_flag=True, help="Add the per-step table.")
 @click.option("--model", "model", type=click.Path(exists=True), metavar="PATH",
               help="Hugging Face config.json (or a directory holding one) for the speed-of-light floor where the "
@@ -112,9 +117,10 @@ def cli() -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
-def report(file, steps_regex, rules, what_if, layers, per_step, model, batch, context, peak_bw, peak_flops, fmt,
-           output, no_cache, cache_dir):
+def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
+           peak_flops, fmt, output, no_cache, cache_dir):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
+    from . import links
     from .analysis import analyze
     from .sol import Options
 
@@ -122,8 +128,11 @@ def report(file, steps_regex, rules, what_if, layers, per_step, model, batch, co
     rl = _rules(rules)
     so = Options(model=model, batch=batch, context=context, peak_bw=peak_bw, peak_flops=peak_flops)
     so.model_spec()  # a bad config fails before the trace is loaded
+    lk = links.parse(link) if link else None
+    wl = tuple(links.get(x) for x in what_if_links)
     trace = _load(file, no_cache, cache_dir)
-    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=wi, layers=layers, sol_options=so)
+    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=wi, layers=layers, sol_options=so, link=lk,
+                  what_if_links=wl)
     _emit(render_report(rep, fmt, per_step), output)
 
 

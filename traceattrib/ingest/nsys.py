@@ -21,6 +21,7 @@ from ..errors import TraceError
 from ..model import (CPU_OP_COLUMNS, GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
                      Trace, conform, empty)
 from ..intervals import nesting_depth
+from . import nccl_nvtx
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MEMCPY_TABLE = "CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -355,6 +356,8 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
             db.close()
         con.close()
     _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
+    # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
+    kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl_nvtx.read(path), meta.get("world_size"))
     notes = meta.setdefault("notes", [])
     if len(graphs) and not len(kernels[kernels["graph_id"].notna()]):
         notes.append("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "

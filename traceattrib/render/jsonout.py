@@ -19,8 +19,7 @@ def to_dict(rep: Report) -> dict[str, Any]:
     by_step = {}
     if len(cols):
         for (rank, step), g in cols.groupby(["rank", "step"]):
-            by_step[(int(rank), int(step))] = {r["collective"]: {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
-                                              for _, r in g.iterrows()}
+            by_step[(int(rank), int(step))] = {r["collective"]: _collective(r) for _, r in g.iterrows()}
     for r in rep.steps.to_dict("records"):
         span = r["span_ns"]
         steps.append({
@@ -65,6 +64,17 @@ def _num(v):
         return None
     f = float(v)
     return None if math.isnan(f) or math.isinf(f) else (int(f) if f.is_integer() and abs(f) < 2 ** 53 else f)
+
+
+def _collective(r) -> dict[str, Any]:
+    """One step's collective: count, mean_ns; with traceattrib.comm: bytes (total, null when
+    unknown), wait_ns and transfer_ns (wait + transfer = the calls' total duration)."""
+    d = {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
+    if "bytes" in r:
+        d["bytes"] = int(r["bytes"]) if r["bytes"] >= 0 else None
+        d["wait_ns"] = int(r["wait_ns"])
+        d["transfer_ns"] = int(r["transfer_ns"])
+    return d
 
 
 def _bound(span: int, exposed: int):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..analysis import Report
+from . import comm
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
 
 KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
@@ -11,6 +12,10 @@ def render(rep: Report, per_step: bool = False) -> str:
     out = [f"**traceattrib** · `{trace_line(rep.meta)}`", ""]
     line = steps_line(rep)
     out.append("S" + line[1:] + ".")
+    for kind in KIND_ORDER:  # with 2+ ranks the job comes first (render/comm.py)
+        job = comm.job_md(rep.summary, rep.buckets, kind)
+        if job:
+            out += [""] + job
     for kind in KIND_ORDER:
         d = rep.summary.get("by_kind", {}).get(kind)
         if not d:
@@ -34,6 +39,9 @@ def render(rep: Report, per_step: bool = False) -> str:
         if colls:
             out.append("\nCommunication per step: " + ", ".join(
                 f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()) + ".")
+        lines = comm.collective_text(d, rep.summary.get("link")) + comm.what_if_text(rep.summary, kind)
+        if lines:
+            out += [""] + [f"- {x}" for x in lines]
     if per_step:
         out += ["", "<details><summary>per step</summary>", "",
                 "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags |",

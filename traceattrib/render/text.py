@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import Report
+from . import comm
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
 
 WIDTH = 100
@@ -16,6 +17,11 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     w = out.append
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
     out.extend(_wrap(steps_line(rep), WIDTH, "  "))
+    for kind in KIND_ORDER:  # with 2+ ranks the job comes first (render/comm.py)
+        job = comm.job_text(rep.summary, rep.buckets, kind)
+        if job:
+            w("")
+            out.extend(job)
     for kind in KIND_ORDER:
         d = rep.summary.get("by_kind", {}).get(kind)
         if not d:
@@ -65,6 +71,8 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
     if colls:
         parts = [f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()]
         w(trunc("communication per step: " + ", ".join(parts), WIDTH))
+    out.extend(comm.collective_text(d, rep.summary.get("link")))
+    out.extend(comm.what_if_text(rep.summary, kind))
     if "expected_all_reduce_per_step" in (d.get("collectives") or {}):
         c = d["collectives"]
         w(f"expected {c['expected_all_reduce_per_step']} all-reduce per step for --layers "
