@@ -209,7 +209,10 @@ def test_diff_and_gate(capsys):
     d = json.loads(out)
     k = d["kinds"]["decode"]
     assert k["median_span_change"] < -0.15  # CUDA graphs removed the launch gaps
-    assert k["contributions"][0]["part"] == "idle"
+    # idle split into causes: the launch gaps are what CUDA graphs removed
+    assert k["contributions"][0]["part"] == "launch idle"
+    assert k["idle_causes"]["launch"]["change_ns"] < -1.0e6
+    assert sum(c["change_ns"] for c in k["contributions"]) == pytest.approx(k["mean_span_change_ns"], abs=1)
     rc, out, err = run(capsys, "diff", graph, EAGER, "--format", "md", "--fail-if-slower", "5")
     assert rc == 1 and "slower" in err and "| per step (ms) |" in out
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import attribute, classify, collectives, comm, sol, steps
+from . import attribute, classify, collectives, comm, findings, idle, sol, steps
 from .links import Link
 from .model import Trace
 
@@ -33,6 +33,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     comm: comm.CommResult | None = None  # bytes, bandwidth, wait/transfer, job figures (traceattrib.comm)
+    idle_labels: pd.DataFrame | None = None  # idle.IdleCauses.labels: what the CPU did in host/sync idle
 
     def kind_steps(self, kind: str, steady: bool = True) -> pd.DataFrame:
         s = self.steps[self.steps["kind"] == kind]
@@ -57,26 +58,34 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     kstep = _op_step(st, "kernel", len(trace.kernels))
     # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
     bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].to_numpy(), sol_options)
+    # idle causes (issue 10): per-step columns of the steps table, labels of host/sync idle
+    ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+    for c in ic.causes.columns:
+        bd.steps[c] = ic.causes[c].to_numpy()
     summary = attribute.summarize(bd, what_if=what_if, layers=layers)
     sol.add_summary(summary, bd.steps)
+    idle.add_summary(summary, bd.steps, ic.labels)
     summary["evidence"] = st.evidence
     summary["evidence_why"] = st.why
     kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=_op_step(st, "memop", len(trace.memops)))
-    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes
+    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes + ic.notes
     if model is None and sol_options is not None and sol_options.model_spec() is not None:
         spec = sol_options.model_spec()
         model = comm.Model(hidden_size=spec.hidden, dtype_bytes=int(spec.dtype_bytes))
     cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
     summary, colls, cnotes = comm.apply(summary, bd.collectives, cr)
     notes += cnotes
+    # what to fix first: every analysis's candidates, communication wait included (findings.py)
+    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
     other = summary.get("bucket_share", {}).get("other")
     if other is not None:
         notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
                      "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
     return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=colls,
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
+                  idle_labels=ic.labels,
                   options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
                            "sol": sol_options},
                   comm=cr)

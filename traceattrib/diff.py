@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .analysis import Report
+from .idle import CAUSES
 
 
 def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] | None:
@@ -18,7 +19,8 @@ def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] |
     return {"steps": d["steps"], "median_span_ns": d["median_span_ns"], "mean_span_ns": d["mean_span_ns"],
             "idle_ns": d["mean_idle_ns"], "overlap_ns": d["mean_overlap_ns"],
             "time_ns": {b: d["mean_time_ns"].get(b, 0.0) for b in buckets},
-            "exposed_ns": {b: d["mean_exposed_ns"].get(b, 0.0) for b in buckets}}
+            "exposed_ns": {b: d["mean_exposed_ns"].get(b, 0.0) for b in buckets},
+            "idle_causes_ns": d.get("mean_idle_causes_ns")}
 
 
 def _rel(a: float, b: float) -> float | None:
@@ -50,19 +52,32 @@ def diff(before: Report, after: Report) -> dict[str, Any]:
                            "exposed_change_ns": b[f"{extra}_ns"] - a[f"{extra}_ns"],
                            "exposed_change": _rel(a[f"{extra}_ns"], b[f"{extra}_ns"])}
         delta = b["mean_span_ns"] - a["mean_span_ns"]
+        # idle split into causes when both sides have them (they sum to idle, so they replace it
+        # among the parts that moved the span)
+        causes = _idle_causes(a, b)
+        parts = {n: r["exposed_change_ns"] for n, r in rows.items() if not (causes and n == "idle")}
+        parts.update({f"{c} idle": r["change_ns"] for c, r in (causes or {}).items()})
         # which parts moved the span: the signed exposed deltas, largest in the span's direction first
-        movers = sorted(((r["exposed_change_ns"], name) for name, r in rows.items()),
-                        key=lambda x: x[0] if delta < 0 else -x[0])
+        movers = sorted(((ch, name) for name, ch in parts.items()), key=lambda x: x[0] if delta < 0 else -x[0])
         out["kinds"][kind] = {
             "steps_before": a["steps"], "steps_after": b["steps"],
             "median_span_before_ns": a["median_span_ns"], "median_span_after_ns": b["median_span_ns"],
             "median_span_change": _rel(a["median_span_ns"], b["median_span_ns"]),
             "mean_span_before_ns": a["mean_span_ns"], "mean_span_after_ns": b["mean_span_ns"],
-            "mean_span_change_ns": delta, "buckets": rows,
+            "mean_span_change_ns": delta, "buckets": rows, "idle_causes": causes,
             "contributions": [{"part": n, "change_ns": c, "fraction_of_change": (c / delta) if delta else None}
                               for c, n in movers if abs(c) > 0],
         }
     return out
+
+
+def _idle_causes(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
+    """Mean idle per step by cause, before and after (None unless both reports have causes)."""
+    if not a["idle_causes_ns"] or not b["idle_causes_ns"]:
+        return None
+    return {c: {"before_ns": a["idle_causes_ns"][c], "after_ns": b["idle_causes_ns"][c],
+                "change_ns": b["idle_causes_ns"][c] - a["idle_causes_ns"][c],
+                "change": _rel(a["idle_causes_ns"][c], b["idle_causes_ns"][c])} for c in CAUSES}
 
 
 def _trace(rep: Report) -> dict[str, Any]:

@@ -22,6 +22,23 @@ def headline(kind: str, k: dict) -> str:
             f"({verb} {abs(ch or 0):.1%}){why}")
 
 
+def idle_line(k: dict) -> str | None:
+    """'idle per step: launch idle cut by 1.25 ms (1.73 -> 0.48 ms), host idle ...' for the causes
+    that moved, the largest move first."""
+    causes = k.get("idle_causes")
+    if not causes:
+        return None
+    moved = sorted((c for c, r in causes.items() if abs(r["change_ns"]) >= 1e3), key=lambda c: -abs(causes[c]["change_ns"]))
+    if not moved:
+        return "idle causes per step: unchanged"
+    parts = []
+    for c in moved:
+        r = causes[c]
+        verb = "cut by" if r["change_ns"] < 0 else "grew by"
+        parts.append(f"{c} idle {verb} {ms(abs(r['change_ns']))} ms ({ms(r['before_ns'])} -> {ms(r['after_ns'])})")
+    return "idle per step: " + ", ".join(parts)
+
+
 def render_text(d: dict) -> str:
     out = [f"before  {trace_line(d['before'])}", f"after   {trace_line(d['after'])}"]
     for kind, k in d["kinds"].items():
@@ -33,8 +50,12 @@ def render_text(d: dict) -> str:
                 if "time_before_ns" in r else " " * 30
             out.append(f"{name:<20}{tb}{ms(r['exposed_before_ns']):>16}{ms(r['exposed_after_ns']):>9}"
                        f"{_sgn(r['exposed_change']):>9}")
+        for c, r in (k.get("idle_causes") or {}).items():
+            out.append(f"{'  idle: ' + c:<20}{'':>30}{ms(r['before_ns']):>16}{ms(r['after_ns']):>9}{_sgn(r['change']):>9}")
         out.append(f"{'span':<20}{'':>30}{ms(k['mean_span_before_ns']):>16}{ms(k['mean_span_after_ns']):>9}"
                    f"{_sgn((k['mean_span_after_ns'] - k['mean_span_before_ns']) / k['mean_span_before_ns']):>9}")
+        if idle_line(k):
+            out.append(idle_line(k))
     for c in d["checks"]:
         out.append(f"check: {c}")
     return "\n".join(out) + "\n"
@@ -53,8 +74,12 @@ def render_md(d: dict) -> str:
                 tb = " | | "
             out.append(f"| {name} | {tb} | {ms(r['exposed_before_ns'])} | {ms(r['exposed_after_ns'])} | "
                        f"{_sgn(r['exposed_change'])} |")
+        for c, r in (k.get("idle_causes") or {}).items():
+            out.append(f"| idle: {c} | | | | {ms(r['before_ns'])} | {ms(r['after_ns'])} | {_sgn(r['change'])} |")
         out.append(f"| **span** | | | | **{ms(k['mean_span_before_ns'])}** | **{ms(k['mean_span_after_ns'])}** | "
                    f"**{_sgn((k['mean_span_after_ns'] - k['mean_span_before_ns']) / k['mean_span_before_ns'])}** |")
+        if idle_line(k):
+            out.append(f"\n{idle_line(k)[0].upper()}{idle_line(k)[1:]}.")
         out.append(f"\nSteps: {k['steps_before']} before, {k['steps_after']} after.")
     for c in d["checks"]:
         out.append(f"\n> check: {c}")

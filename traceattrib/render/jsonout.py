@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
+from .. import __version__, idle
 from ..analysis import Report
 
 SCHEMA_VERSION = 1
@@ -35,6 +35,9 @@ def to_dict(rep: Report) -> dict[str, Any]:
             "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
             "speed_of_light": _sol_step(r),
         })
+        if idle.has_causes(rep.steps):  # issue 10
+            steps[-1]["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
+            steps[-1]["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
     meta = rep.meta
     return _clean({
         "traceattrib_version": __version__, "schema_version": SCHEMA_VERSION,
@@ -108,4 +111,6 @@ def render_csv(rep: Report) -> str:
         cols += [f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count"]
     from ..sol import STEP_COLUMNS  # speed-of-light columns (sol.py)
     cols += [c for c in ("tokens",) + STEP_COLUMNS if c in rep.steps.columns and c not in cols]
+    if idle.has_causes(rep.steps):
+        cols += list(idle.CAUSE_COLUMNS) + [idle.QUEUED_COLUMN]
     return rep.steps[cols].to_csv(index=False)

@@ -1,6 +1,7 @@
 """Markdown for PR comments: plain tables, nothing that needs a viewer."""
 from __future__ import annotations
 
+from .. import idle
 from ..analysis import Report
 from . import comm
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
@@ -12,6 +13,7 @@ def render(rep: Report, per_step: bool = False) -> str:
     out = [f"**traceattrib** · `{trace_line(rep.meta)}`", ""]
     line = steps_line(rep)
     out.append("S" + line[1:] + ".")
+    out += fix_first(rep)
     for kind in KIND_ORDER:  # with 2+ ranks the job comes first (render/comm.py)
         job = comm.job_md(rep.summary, rep.buckets, kind)
         if job:
@@ -30,7 +32,9 @@ def render(rep: Report, per_step: bool = False) -> str:
                        f"≤ {bound(d['speedup_bound_if_removed'][b])} |")
         out.append(f"| overlapped | | | {ms(d['mean_overlap_ns'])} | {pct(d['overlap_share'])} | |")
         out.append(f"| idle | | | {ms(d['mean_idle_ns'])} | {pct(d['idle_share'])} | |")
+        out += idle_rows(d)
         out.append(f"| **span** | | | **{ms(d['mean_span_ns'])}** | 100.0% | |")
+        out += idle_advice(d)
         sl = sol_line(kind, d.get("speed_of_light"))  # speed of light (sol.py)
         out.append("\n" + sl[:1].upper() + sl[1:] + ".")
         for v in (d.get("what_if") or {}).values():
@@ -46,13 +50,49 @@ def render(rep: Report, per_step: bool = False) -> str:
         out += ["", "<details><summary>per step</summary>", "",
                 "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags |",
                 "|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
+        causes = idle.has_causes(rep.steps)
+        if causes:  # idle split into causes (issue 10)
+            out[-2] = out[-2].replace("idle |", "idle | " + " | ".join(f"{c}" for c in idle.CAUSES) + " |")
+            out[-1] = out[-1].replace("|---:|---:|---|---|---:|---:|---:|", "|---:|---:|---|---|---:|---:|---:|"
+                                      + "---:|" * len(idle.CAUSES), 1)
         for _, r in rep.steps.iterrows():
             flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
             floor, eff = r.get("min_step_ns", float("nan")), r.get("hbm_efficiency", float("nan"))
+            ctext = "".join(f"{ms(r[col])} | " for col in idle.CAUSE_COLUMNS) if causes else ""
             out.append(f"| {r['rank']} | {r['index']} | {r['name']} | {r['kind']} | {ms(r['span_ns'])} | "
-                       f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {'' if floor != floor else ms(floor)} | "
+                       f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {ctext}{'' if floor != floor else ms(floor)} | "
                        f"{'' if eff != eff else pct(eff)} | {flags} |")
         out += ["", "</details>"]
     if rep.notes:
         out += [""] + [f"> {n}" for n in rep.notes]
     return "\n".join(out) + "\n"
+
+
+# --- idle causes and what to fix first (issue 10) ---------------------------------------------
+
+def fix_first(rep: Report) -> list[str]:
+    """The three largest opportunities by bound, one line each with the evidence."""
+    fs = rep.summary.get("findings") or []
+    if not fs:
+        return []
+    out = ["", f"**What to fix first** ({rep.summary.get('kind')} steps; bound = the most the step could "
+               "speed up):", ""]
+    for i, f in enumerate(fs, 1):
+        out.append(f"{i}. **{f['what']}**: ≤ {bound(f['bound'])} · {f['evidence']}")
+    return out
+
+
+def idle_rows(d: dict) -> list[str]:
+    if "idle_causes_share" not in d:
+        return []
+    return [f"| idle: {c} | | | {ms(d['mean_idle_causes_ns'][c])} | {pct(d['idle_causes_share'][c])} | "
+            f"≤ {bound(d['speedup_bound_if_no_idle_cause'][c])} |" for c in idle.CAUSES]
+
+
+def idle_advice(d: dict) -> list[str]:
+    if "speedup_bound_if_no_idle" not in d:
+        return []
+    out = ["", f"If the GPU never waited (no idle): at most {bound(d['speedup_bound_if_no_idle'])}."]
+    for c, line in idle.advice(d):
+        out.append(f"- {c} idle {pct(d['idle_causes_share'][c])}: {line}")
+    return out

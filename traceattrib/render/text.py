@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import idle
 from ..analysis import Report
 from . import comm
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
@@ -17,6 +18,7 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     w = out.append
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
     out.extend(_wrap(steps_line(rep), WIDTH, "  "))
+    out.extend(fix_first(rep))
     for kind in KIND_ORDER:  # with 2+ ranks the job comes first (render/comm.py)
         job = comm.job_text(rep.summary, rep.buckets, kind)
         if job:
@@ -62,7 +64,9 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
           f"{'≤ ' + bound(d['speedup_bound_if_removed'][b]):>18}{bound(d['speedup_bound_if_removed_p90'][b]):>8}")
     w(f"{'overlapped':<21}{'':>16}{ms(d['mean_overlap_ns']):>9}{pct(d['overlap_share']):>7}")
     w(f"{'idle':<21}{'':>16}{ms(d['mean_idle_ns']):>9}{pct(d['idle_share']):>7}")
+    out.extend(idle_rows(d))
     w(f"{'span':<21}{'':>16}{ms(d['mean_span_ns']):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
+    out.extend(idle_advice(d))
     out.extend(_wrap(sol_line(kind, d.get("speed_of_light")), WIDTH, "  "))  # speed of light (sol.py)
     for key, v in (d.get("what_if") or {}).items():
         w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
@@ -78,6 +82,46 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
         w(f"expected {c['expected_all_reduce_per_step']} all-reduce per step for --layers "
           f"{c['expected_all_reduce_per_step'] // 2} (2 per layer): difference {c['all_reduce_difference']:+.0f}")
     out.extend(top_kernels(rep, kind))
+    return out
+
+
+# --- idle causes and what to fix first (issue 10) ---------------------------------------------
+
+IDLE_LABEL = {"launch": "launch (CPU issue)", "sync": "sync (CPU blocked)", "host": "host (CPU busy)",
+              "unexplained": "unexplained"}
+
+
+def fix_first(rep: Report) -> list[str]:
+    """The three largest opportunities by bound, one line each with the evidence."""
+    fs = rep.summary.get("findings") or []
+    if not fs:
+        return []
+    out = ["", f"What to fix first ({rep.summary.get('kind')} steps; bound = the most the step could speed up):"]
+    for i, f in enumerate(fs, 1):
+        out.extend(_wrap(f"{i}. {f['what']}: ≤ {bound(f['bound'])} · {f['evidence']}", WIDTH, "   "))
+    return out
+
+
+def idle_rows(d: dict) -> list[str]:
+    """Idle split into causes, beside the bucket rows (mean ms per step, share, bound)."""
+    if "idle_causes_share" not in d:
+        return []
+    out = []
+    for c in idle.CAUSES:
+        label = "  " + IDLE_LABEL[c]
+        out.append(f"{label:<21}{'':>16}{ms(d['mean_idle_causes_ns'][c]):>9}{pct(d['idle_causes_share'][c]):>7}"
+                   f"{'':>7}{'≤ ' + bound(d['speedup_bound_if_no_idle_cause'][c]):>18}"
+                   f"{bound(d['speedup_bound_if_no_idle_cause_p90'][c]):>8}")
+    return out
+
+
+def idle_advice(d: dict) -> list[str]:
+    if "speedup_bound_if_no_idle" not in d:
+        return []
+    out = [f"if the GPU never waited (no idle): at most {bound(d['speedup_bound_if_no_idle'])} "
+           f"(p90 {bound(d['speedup_bound_if_no_idle_p90'])})"]
+    for c, line in idle.advice(d):
+        out.extend(_wrap(f"{c} idle {pct(d['idle_causes_share'][c])}: {line}", WIDTH, "  "))
     return out
 
 

@@ -1,0 +1,700 @@
+"""Why the GPU was idle: every step's idle time split into causes, from what the CPU thread that
+the GPU was waiting for did meanwhile.
+
+The gaps of a step are the times inside its span (from the step's start, which may precede its first
+op when the GPU waited for the host to begin it, to its last op's end) when none of its GPU ops
+runs: the complement of the union attribute.py measures, so they sum to `idle_ns` exactly. Let N be the op that ends
+a gap and [L, Le) the API call that launched it on thread T (the thread the GPU was waiting for):
+
+  - Le <= gap start: N had been submitted before the GPU went idle; the GPU had work queued and
+    did not start it (launch latency between queued ops, cross-stream dependencies): `launch`,
+    also counted in `idle_launch_queued_ns` (CUDA graphs do not remove these bubbles);
+  - otherwise the gap up to Le is split by what T was doing at each instant, and [Le, gap end)
+    (launch latency) is `launch`:
+      inside a synchronizing API call (stream/device/event synchronize, a copy call that waited
+      for its copy, cudaFree)                      -> `sync`
+      inside any other API call                                    -> `launch`
+      inside a torch op that makes API calls (the launch path)     -> `launch`
+      between two API calls less than `launch_run_gap` apart       -> `launch` (dispatching the next kernel)
+      between two API calls further apart                          -> `host` (Python, scheduler, sampling)
+      before T's first or after its last recorded call: `host` where a recorded CPU op, Python
+      frame or range of T covers the time, else `unexplained`
+  N without a launch call: T is the thread that launched most of the step's ops; a step none of
+  whose ops has a launch call (kernel-only traces): `unexplained`.
+
+Host and sync time is also named: host time by the innermost NVTX / record_function range, else
+Python frame, else CPU op (torch) or OS-runtime call (nsys -t osrt) enclosing it on T (ranges and
+frames that contain a whole step are not names); sync time by the API call. Vocabulary and the
+threshold live in rules/idle.toml. Times are int64 ns.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .intervals import sorted_unique
+
+CAUSES = ("launch", "sync", "host", "unexplained")
+LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
+CAUSE_COLUMNS = tuple(f"idle_{c}_ns" for c in CAUSES)
+QUEUED_COLUMN = "idle_launch_queued_ns"
+LABEL_COLUMNS = ["rank", "step", "cause", "source", "what", "ns"]
+TOP_LABELS = 8  # names kept per step and cause (the rest summed as OTHER)
+UNNAMED = "(no annotation)"  # host time no range, frame or op encloses
+OTHER = "(other)"
+
+# label sources, in packed label codes (source << 40 | category code)
+_SOURCES = ("none", "range", "python", "cpu_op", "osrt", "call", "call")
+_NONE, _RANGE, _PY, _CPU, _OSRT, _CALL, _CALL_BLOCKING = range(7)
+_INF = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class IdleRules:
+    """rules/idle.toml, compiled."""
+
+    launch_run_gap_ns: int
+    sync_calls: tuple[re.Pattern, ...]
+    memcpy_calls: re.Pattern
+    skip_frames: tuple[re.Pattern, ...]
+
+
+_RULES: IdleRules | None = None
+
+
+def load_rules() -> IdleRules:
+    """The packaged idle vocabulary (rules/idle.toml)."""
+    global _RULES
+    if _RULES is None:
+        doc = tomllib.loads(resources.files("traceattrib").joinpath("rules", "idle.toml").read_text("utf-8"))
+        _RULES = IdleRules(
+            launch_run_gap_ns=int(round(float(doc["launch_run_gap_us"]) * 1000)),
+            sync_calls=tuple(re.compile(p, re.I) for p in doc["sync_calls"]),
+            memcpy_calls=re.compile(doc["memcpy_calls"], re.I),
+            skip_frames=tuple(re.compile(p) for p in doc["skip_frames"]))
+    return _RULES
+
+
+@dataclass
+class IdleCauses:
+    """Idle causes per step.
+
+    causes: one row per step, aligned with the steps table's rows: idle_launch_ns, idle_sync_ns,
+            idle_host_ns, idle_unexplained_ns (summing to the step's idle_ns) and
+            idle_launch_queued_ns (the part of launch with the next op already submitted).
+    labels: what the CPU did during host and sync idle: rank, step (the step's index on its
+            rank), cause ('host' | 'sync'), source ('range' | 'python' | 'cpu_op' | 'osrt' |
+            'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
+            rest summed as '(other)'.
+    """
+
+    causes: pd.DataFrame
+    labels: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
+            ranges: pd.DataFrame, rules: IdleRules | None = None) -> IdleCauses:
+    """Split every step's idle time into causes.
+
+    ops: steps.Steps.ops (start_ns, end_ns, rank, pid, correlation, kind, step); table: the
+    steps table (rank, index, start_ns, cpu_start_ns, cpu_end_ns); launches, cpu_ops, ranges: the
+    trace's tables (model.py).
+    """
+    rules = rules or load_rules()
+    nsteps = len(table)
+    sums = np.zeros((nsteps, len(CAUSES)), np.int64)
+    queued = np.zeros(nsteps, np.int64)
+    notes: list[str] = []
+    label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
+    in_step = np.flatnonzero(step_all >= 0)
+    if nsteps and in_step.size:
+        lrow = _launch_rows(ops, launches)
+        l_end = launches["end_ns"].to_numpy(np.int64)
+        tcode, threads = _thread_codes(launches)
+        sync = _sync_calls(launches, ops, lrow, rules)
+        # gaps of every step: ops sorted by (step, start, latest launch end first)
+        step = step_all[in_step]
+        s = ops["start_ns"].to_numpy(np.int64)[in_step]
+        e = ops["end_ns"].to_numpy(np.int64)[in_step]
+        lr = lrow[in_step]
+        le = np.where(lr >= 0, l_end[np.maximum(lr, 0)] if l_end.size else 0, _INF)
+        o = np.lexsort((-le, s, step))
+        step, s, e, lr, le = step[o], s[o], e[o], lr[o], le[o]
+        run_end = pd.Series(e).groupby(step).cummax().to_numpy(np.int64)
+        prev = np.r_[np.int64(-1), run_end[:-1]]
+        # a step's span may open before its first op (the GPU waited for the host to start it):
+        # that leading gap ends at the first op too
+        head = np.r_[True, step[1:] != step[:-1]]
+        prev[head] = np.minimum(table["start_ns"].to_numpy(np.int64)[step[head]], s[head])
+        is_gap = s > prev
+        g_step, g0, g1, g_lr, g_le = step[is_gap], prev[is_gap], s[is_gap], lr[is_gap], le[is_gap]
+        main = _main_thread(step, lr, tcode, nsteps)
+        g_thr = np.where(g_lr >= 0, tcode[np.maximum(g_lr, 0)] if tcode.size else -1, main[g_step])
+        # next op already submitted when the gap began: a GPU-side bubble
+        q = (g_lr >= 0) & (g_le <= g0)
+        _add(sums, g_step[q], LAUNCH, g1[q] - g0[q])
+        np.add.at(queued, g_step[q], g1[q] - g0[q])
+        # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
+        # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
+        # hipMemcpyWithStream), else `launch`
+        r = ~q
+        wa, wb, g1r = g0[r], np.minimum(g1[r], g_le[r]), g1[r]
+        thr, wstep = g_thr[r], g_step[r]
+        none = thr < 0
+        _add(sums, wstep[none], UNEXPLAINED, wb[none] - wa[none])
+        _add(sums, wstep, LAUNCH, g1r - wb)  # latency; its sync part is moved below
+        ctx = _Context(launches, cpu_ops, ranges, table, tcode, threads, sync, rules)
+        for t in np.unique(thr[~none]):
+            sel = np.flatnonzero(thr == t)
+            sel = sel[np.argsort(wa[sel], kind="stable")]  # sorted searches run faster
+            parts = [ctx.pieces(int(t), wa[sel], wb[sel])]
+            qi, label, length = ctx.sync_pieces(int(t), wb[sel], g1r[sel])
+            _add(sums, wstep[sel][qi], LAUNCH, -length)
+            parts.append((qi, np.full(qi.size, SYNC), label, length))
+            for qi, cause, label, length in parts:
+                st_ = wstep[sel][qi]
+                _add(sums, st_, cause, length)
+                lab = (cause == HOST) | (cause == SYNC)
+                label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
+        labels = _labels(label_parts, table, ctx)
+        if not len(launches):
+            notes.append("the trace has no CPU-side CUDA API calls (kernel-only): GPU idle time cannot "
+                         "be explained and is all `unexplained`; capture CUDA API calls (nsys -t cuda, "
+                         "torch.profiler with CPU activity) to see why the GPU waited")
+        elif sums[:, UNEXPLAINED].sum() > 0.05 * max(sums.sum(), 1):
+            notes.append(f"{sums[:, UNEXPLAINED].sum() / sums.sum():.0%} of GPU idle time has no CPU evidence "
+                         "(no launch call recorded for the ops that ended those gaps, or gaps outside the "
+                         "launching thread's recorded calls): `unexplained`")
+        host = sums[:, HOST].sum()
+        unnamed = int(labels.loc[(labels["cause"] == "host") & (labels["what"] == UNNAMED), "ns"].sum()) \
+            if len(labels) else 0
+        if host > 0.05 * max(sums.sum(), 1) and unnamed > host / 2:
+            notes.append(f"{unnamed / host:.0%} of host idle time (CPU busy between CUDA calls) has no name: "
+                         "no range, Python frame or CPU op covers it; add NVTX ranges / record_function, "
+                         "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
+                         "the CPU did")
+    else:
+        labels = pd.DataFrame(columns=LABEL_COLUMNS)
+    causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
+    causes[QUEUED_COLUMN] = queued
+    return IdleCauses(causes=causes, labels=labels, notes=notes)
+
+
+def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
+    np.add.at(sums, (step, cause), ns)
+
+
+# --- joins and thread identities ---------------------------------------------------------------
+
+def _launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Row in `launches` of the call that launched each op (same rank, process and correlation
+    id; the earliest call on duplicates), -1 when none. A sorted join on packed keys."""
+    out = np.full(len(ops), -1, np.int64)
+    if not len(launches) or not len(ops):
+        return out
+    cols = ("rank", "pid", "correlation")
+    lk, ok = _pack([launches[c].to_numpy(np.int64) for c in cols], [ops[c].to_numpy(np.int64) for c in cols])
+    order = np.argsort(lk, kind="stable")  # stable: the earliest row wins on duplicates
+    sk = lk[order]
+    pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
+    hit = sk[pos] == ok
+    out[hit] = order[pos[hit]]
+    return out
+
+
+def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
+    columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
+    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
+    lows = [int(c.min()) if c.size else 0 for c in cols]
+    bits = [max(int(c.max()) - lo, 0).bit_length() if c.size else 0 for c, lo in zip(cols, lows)]
+    if sum(bits) <= 63:
+        key = np.zeros(cols[0].size, np.int64)
+        for c, lo, nb in zip(cols, lows, bits):
+            key = (key << nb) | (c - lo)
+    else:
+        key = None
+        for c in cols:
+            codes, uniq = pd.factorize(c)
+            codes = codes.astype(np.int64)
+            if key is None:
+                key = codes
+            else:  # combine, re-factorizing first when the product would not fit in int64
+                if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
+                    key = pd.factorize(key)[0].astype(np.int64)
+                key = key * max(len(uniq), 1) + codes
+    return key[:a[0].size], key[a[0].size:]
+
+
+def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    """A code per launch row for its (rank, pid, tid), and the distinct threads (rank, pid, tid),
+    one row per code."""
+    cols = [launches[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")]
+    key, _ = _pack(cols, [c[:0] for c in cols])
+    codes, _ = pd.factorize(key)
+    codes = codes.astype(np.int64)
+    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
+    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    threads = pd.DataFrame({c: v[first] for c, v in zip(("rank", "pid", "tid"), cols)})
+    return codes, threads
+
+
+def _main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: int) -> np.ndarray:
+    """Per step, the thread that launched most of its ops (-1: none has a launch call)."""
+    out = np.full(nsteps, -1, np.int64)
+    m = lr >= 0
+    if not m.any():
+        return out
+    df = pd.DataFrame({"step": step[m], "t": tcode[lr[m]]})
+    c = df.groupby(["step", "t"]).size().reset_index(name="n")
+    c = c.sort_values(["step", "n", "t"], ascending=[True, False, True]).drop_duplicates("step")
+    out[c["step"].to_numpy()] = c["t"].to_numpy()
+    return out
+
+
+def _sync_calls(launches: pd.DataFrame, ops: pd.DataFrame, lrow: np.ndarray, rules: IdleRules) -> np.ndarray:
+    """Code per launch row: 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
+    asynchronous copy call still running halfway through its copy (it waited for the copy)."""
+    out = np.zeros(len(launches), np.int64)
+    if not len(launches):
+        return out
+    cat = pd.Categorical(launches["name"])
+    names = pd.Series(cat.categories.astype(str))
+    by_name = np.zeros(len(names), bool)
+    for p in rules.sync_calls:
+        by_name |= names.str.contains(p, regex=True).to_numpy(bool)
+    codes = cat.codes
+    out[(codes >= 0) & by_name[np.maximum(codes, 0)]] = _CALL
+    is_copy = names.str.contains(rules.memcpy_calls).to_numpy(bool)
+    m = (ops["kind"] == "memop").to_numpy() & (lrow >= 0)
+    if m.any():
+        r = lrow[m]
+        # the call returned only after half its copy had run on the GPU (a staged pageable copy
+        # returns as its last chunk is submitted; a non-blocking one before the copy starts)
+        s, e = ops["start_ns"].to_numpy(np.int64)[m], ops["end_ns"].to_numpy(np.int64)[m]
+        blocking = launches["end_ns"].to_numpy(np.int64)[r] >= s + (e - s) // 2
+        blocking &= is_copy[np.maximum(codes[r], 0)] & (codes[r] >= 0)
+        r = r[blocking & (out[r] == 0)]
+        out[r] = _CALL_BLOCKING
+    return out
+
+
+# --- one launching thread: its CPU state over time, and names ------------------------------------
+
+class _Context:
+    """The CPU-side tables, grouped so each thread's calls, ops and ranges are found at once."""
+
+    def __init__(self, launches, cpu_ops, ranges, table, tcode, threads, sync, rules: IdleRules):
+        self.rules = rules
+        self.l_start = launches["start_ns"].to_numpy(np.int64)
+        self.l_end = launches["end_ns"].to_numpy(np.int64)
+        self.l_name = pd.Categorical(launches["name"])
+        self.sync = sync
+        order = np.argsort(tcode, kind="stable")
+        self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
+        self.threads = threads
+        self.table = table
+        self.cpu_ops = cpu_ops
+        self.ranges = ranges
+        self.c_thread = self._rows_thread(cpu_ops)
+        self.r_thread = self._rows_thread(ranges)
+        self.c_name = pd.Categorical(cpu_ops["name"]) if len(cpu_ops) else pd.Categorical([])
+        self.r_name = pd.Categorical(ranges["name"]) if len(ranges) else pd.Categorical([])
+        # label source per cpu_ops row: Python frame, OS-runtime call or (torch) CPU op
+        kinds = pd.Categorical(cpu_ops["kind"]) if len(cpu_ops) else pd.Categorical([])
+        by_cat = np.array([{"python_function": _PY, "osrt": _OSRT}.get(str(k), _CPU) for k in kinds.categories] + [_CPU],
+                          np.int64)
+        self.c_src = by_cat[kinds.codes]  # code -1 (missing kind) reads the last entry: a CPU op
+        skip = np.zeros(len(self.c_name.categories), bool)
+        cats = pd.Series(self.c_name.categories.astype(str))
+        for p in rules.skip_frames:
+            skip |= cats.str.contains(p).to_numpy(bool)
+        self.c_skip = skip
+
+    def _rows_thread(self, tab: pd.DataFrame) -> np.ndarray:
+        """Thread code of each row of `tab` (-1: a thread that made no API call)."""
+        out = np.full(len(tab), -1, np.int64)
+        if not len(tab) or not len(self.threads):
+            return out
+        cols = ("rank", "pid", "tid")
+        tk, rk = _pack([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
+        order = np.argsort(tk)
+        pos = np.minimum(np.searchsorted(tk[order], rk), tk.size - 1)
+        hit = tk[order][pos] == rk
+        out[hit] = order[pos[hit]]
+        return out
+
+    def _steps_of_rank(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
+        t = self.table[self.table["rank"].to_numpy() == rank]
+        s = t["cpu_start_ns"].to_numpy(np.int64)
+        e = t["cpu_end_ns"].to_numpy(np.int64)
+        o = np.argsort(s, kind="stable")
+        s, e = s[o], e[o]
+        # smallest end among steps starting at or after each position
+        suffix_min = np.minimum.accumulate(e[::-1])[::-1] if e.size else e
+        return s, suffix_min
+
+    def pieces(self, t: int, qa: np.ndarray, qb: np.ndarray):
+        """Split the windows [qa, qb) by thread t's state: (window index, cause, label, ns) per piece."""
+        rules = self.rules
+        rows = self.l_by_thread[t]
+        cs, ce = self.l_start[rows], self.l_end[rows]
+        sy = self.sync[rows]
+        rank = int(self.threads["rank"].iloc[t])
+        ss = np.sort(cs)
+        # torch ops on this thread that make API calls: the launch path
+        crow = np.flatnonzero(self.c_thread == t)
+        cos, coe = (self.cpu_ops["start_ns"].to_numpy(np.int64)[crow], self.cpu_ops["end_ns"].to_numpy(np.int64)[crow])
+        src = self.c_src[crow]
+        lp = (src == _CPU) & (np.searchsorted(ss, coe, "left") > np.searchsorted(ss, cos, "left"))
+        lps, lpe = np.sort(cos[lp]), np.sort(coe[lp])
+        lo = min(int(qa.min()), int(cs.min()))
+        hi = max(int(qb.max()), int(ce.max()))
+        acs, ace = self._activity(t, rank, crow, cos, coe, int(cs.min()), int(ce.max()))
+        pts1, state1 = _sweep(cs, ce, sy > 0, lps, lpe, acs, ace, lo, hi, rules.launch_run_gap_ns)
+        # names: candidates on this thread that overlap host time
+        hs, he = pts1[:-1][state1 == HOST], pts1[1:][state1 == HOST]
+        cand = self._candidates(t, rank, crow, cos, coe, src, hs, he)
+        pts = pts1
+        if cand[0].size:
+            extra = np.concatenate([cand[0], cand[1]])
+            pts = sorted_unique(np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]]))
+        left = pts[:-1]
+        state = state1[np.searchsorted(pts1, left, "right") - 1]
+        label = np.full(left.size, _NONE << 40, np.int64)
+        h = state == HOST
+        if h.any() and cand[0].size:
+            label[h] = _innermost_by_class(left[h], *cand)
+        sm = state == SYNC
+        if sm.any():
+            label[sm] = self._sync_label(rows, cs, ce, sy, left[sm])
+        # the windows cut by the segments
+        k0 = np.searchsorted(pts, qa, "right") - 1
+        k1 = np.searchsorted(pts, qb, "left")
+        n = np.maximum(k1 - k0, 0)
+        qi = np.repeat(np.arange(qa.size), n)
+        kk = k0[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(n) - n, n))
+        length = np.minimum(qb[qi], pts[kk + 1]) - np.maximum(qa[qi], pts[kk])
+        return qi, state[kk], label[kk], length
+
+    def _contains_step(self, rank: int, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+        """Which intervals [s, e) contain a whole step window of the rank (the loop, the step
+        itself): they say nothing about what the thread did at one instant."""
+        step_s, step_min_end = self._steps_of_rank(rank)
+        if not step_s.size:
+            return np.zeros(s.size, bool)
+        j = np.searchsorted(step_s, s, "left")
+        return (j < step_s.size) & (step_min_end[np.minimum(j, step_s.size - 1)] <= e)
+
+    def _activity(self, t, rank, crow, cos, coe, first_call: int, last_call_end: int):
+        """Recorded CPU work of thread t before its first or after its last API call (CPU ops,
+        Python frames, OS calls, ranges; not those containing a whole step), merged: there the
+        thread was busy on the host although no call brackets the time."""
+        rrow = np.flatnonzero(self.r_thread == t)
+        s = np.concatenate([cos, self.ranges["start_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
+        e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
+        keep = ((s < first_call) | (e > last_call_end)) & ~self._contains_step(rank, s, e)
+        s, e = s[keep], e[keep]
+        if not s.size:
+            return s, e
+        o = np.argsort(s, kind="stable")
+        s, e = s[o], np.maximum.accumulate(e[o])
+        new = np.r_[True, s[1:] > e[:-1]]
+        first = np.flatnonzero(new)
+        return s[first], e[np.r_[first[1:] - 1, s.size - 1]]
+
+    def _candidates(self, t, rank, crow, cos, coe, src, hs, he):
+        """Name candidates on thread t overlapping host segments [hs, he): starts, ends, depth,
+        class (0 range, 1 Python frame, 2 CPU op / OS call, 3 Python frame of skip_frames) and
+        packed label code."""
+        parts = []
+        if crow.size:
+            dep = self.cpu_ops["depth"].to_numpy(np.int64)[crow]
+            codes = self.c_name.codes[crow].astype(np.int64)
+            py = src == _PY
+            skip = py & self.c_skip[np.maximum(codes, 0)]
+            keep = codes >= 0
+            cls = np.where(skip, 3, np.where(py, 1, 2))  # skipped frames: a name of last resort
+            parts.append((cos[keep], coe[keep], dep[keep], cls[keep], (src[keep] << 40) | codes[keep]))
+        rrow = np.flatnonzero(self.r_thread == t)
+        if rrow.size:
+            r = self.ranges
+            rs, re_ = r["start_ns"].to_numpy(np.int64)[rrow], r["end_ns"].to_numpy(np.int64)[rrow]
+            codes = self.r_name.codes[rrow].astype(np.int64)
+            parts.append((rs, re_, r["depth"].to_numpy(np.int64)[rrow], np.zeros(rrow.size, np.int64),
+                          (np.int64(_RANGE) << 40) | codes))
+        if not parts or not hs.size:
+            return (np.zeros(0, np.int64),) * 5
+        s, e, d, c, code = (np.concatenate(x) for x in zip(*parts))
+        # only those overlapping host time, and not containing a whole step
+        k = np.searchsorted(he, s, "right")
+        ov = (k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e) & ~self._contains_step(rank, s, e)
+        return s[ov], e[ov], d[ov], c[ov], code[ov]
+
+    def _sync_unions(self, rows, cs, ce, sy):
+        """The thread's synchronizing calls merged where they overlap: starts, ends and the
+        label of the first call of each (the outer runtime call before a nested driver call)."""
+        m = sy > 0
+        s, e, codes = cs[m], ce[m], self.l_name.codes[rows[m]].astype(np.int64)
+        src = np.where(sy[m] == _CALL_BLOCKING, _CALL_BLOCKING, _CALL)
+        o = np.lexsort((-e, s))
+        s, e, codes, src = s[o], e[o], codes[o], src[o]
+        run = np.maximum.accumulate(e) if e.size else e
+        first = np.flatnonzero(np.r_[True, s[1:] >= run[:-1]]) if s.size else np.zeros(0, np.int64)
+        ends = run[np.r_[first[1:] - 1, s.size - 1]] if s.size else e
+        return s[first], ends, (src[first] << 40) | codes[first]
+
+    def _sync_label(self, rows, cs, ce, sy, x):
+        us, _, lab = self._sync_unions(rows, cs, ce, sy)
+        return lab[np.maximum(np.searchsorted(us, x, "right") - 1, 0)]
+
+    def sync_pieces(self, t: int, a: np.ndarray, b: np.ndarray):
+        """Where the windows [a, b) (sorted by a) lie inside thread t's synchronizing calls:
+        (window index, label, ns) per piece."""
+        rows = self.l_by_thread[t]
+        sy = self.sync[rows]
+        if not (sy > 0).any() or not a.size:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        us, ue, lab = self._sync_unions(rows, self.l_start[rows], self.l_end[rows], sy)
+        k0 = np.searchsorted(ue, a, "right")  # first union ending after a
+        k1 = np.searchsorted(us, b, "left")   # unions starting before b
+        n = np.maximum(k1 - k0, 0)
+        qi = np.repeat(np.arange(a.size), n)
+        kk = k0[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(n) - n, n))
+        length = np.minimum(b[qi], ue[kk]) - np.maximum(a[qi], us[kk])
+        keep = length > 0
+        return qi[keep], lab[kk[keep]], length[keep]
+
+    def label_text(self, packed: np.ndarray) -> tuple[list[str], list[str]]:
+        src = packed >> 40
+        code = packed & ((1 << 40) - 1)
+        what, source = [], []
+        for s, c in zip(src.tolist(), code.tolist()):
+            if s == _RANGE:
+                w = str(self.r_name.categories[c])
+            elif s in (_PY, _CPU, _OSRT):
+                # builtins carry the object's address: "<built-in method record of Event object at 0x7f..>"
+                w = re.sub(r" at 0x[0-9a-fA-F]+>$", ">", str(self.c_name.categories[c]))
+            elif s in (_CALL, _CALL_BLOCKING):
+                w = re.sub(r"_v\d+$", "", str(self.l_name.categories[c]))
+                if s == _CALL_BLOCKING:
+                    w += " (blocking copy)"
+            else:
+                w = UNNAMED
+            what.append(w)
+            source.append(_SOURCES[s])
+        return what, source
+
+
+def _sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> tuple[np.ndarray, np.ndarray]:
+    """One thread's state over time, by one sorted sweep of its call and launch-path op bounds.
+
+    cs/ce: its API calls, sync: True for synchronizing calls; lps/lpe: its launch-path torch ops;
+    acs/ace: its recorded CPU work outside its first..last call (disjoint); [lo, hi]: the range to
+    cover. Returns the distinct points and the state (LAUNCH, SYNC, HOST, UNEXPLAINED) on each
+    [pts[i], pts[i+1]).
+    """
+    n, m, a = cs.size, lps.size, acs.size
+    # event types: 0 call start, 1 sync call start, 2 call end, 3 sync call end, 4 op start,
+    # 5 op end, 6 the range bounds, 7 activity start, 8 activity end
+    sync = sync.astype(np.int8)
+    kind = np.concatenate([sync, 2 + sync, np.full(m, 4, np.int8), np.full(m, 5, np.int8), [6, 6],
+                           np.full(a, 7, np.int8), np.full(a, 8, np.int8)]).astype(np.int8)
+    times = np.concatenate([cs, ce, lps, lpe, [lo, hi], acs, ace])
+    o = np.argsort(times, kind="stable")
+    t, kind = times[o], kind[o]  # the only two gathers; everything else runs in time order
+    change = np.flatnonzero(t[1:] != t[:-1])
+    last = np.append(change, t.size - 1)  # the last event at each distinct time
+    first = np.insert(change + 1, 0, 0)
+    pts = t[last]
+    last = last[:-1]  # segments [pts[i], pts[i+1]) are read at the last event of pts[i]
+    # open calls, sync calls, launch-path ops and activity on [pts[i], pts[i+1]): one running sum
+    # of the four counts packed in 15-bit fields (each count stays >= 0 and far below 2^15 for
+    # nested calls and ops, so the fields decode exactly)
+    f = 15
+    lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1 << 2 * f, -(1 << 2 * f), 0, 1 << 3 * f, -(1 << 3 * f)],
+                   np.int64)
+    packed = np.cumsum(lut[kind])[last]
+    mask = (1 << f) - 1
+    n_call, n_sync, n_lp, n_act = packed & mask, (packed >> f) & mask, (packed >> 2 * f) & mask, packed >> 3 * f
+    lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    # the end of the last call that ended at or before each point, the start of the first call
+    # starting at or after the next point: the stretch with no call around a segment
+    is_end = (kind == 2) | (kind == 3)
+    prev_end = np.maximum.accumulate(np.where(is_end, t, lowest))[last]
+    is_start = kind <= 1
+    next_start = np.minimum.accumulate(np.where(is_start, t, highest)[::-1])[::-1][first[1:]]
+    bounded = (prev_end > lowest) & (next_start < highest)
+    stretch = np.where(bounded, next_start - np.where(bounded, prev_end, 0), 0)
+    state = np.where(bounded, np.where(stretch < gap_ns, LAUNCH, HOST), np.where(n_act > 0, HOST, UNEXPLAINED))
+    state = np.where((n_lp > 0) | (n_call > 0), LAUNCH, state)
+    return pts, np.where(n_sync > 0, SYNC, state).astype(np.int64)
+
+
+def _innermost_by_class(x, s, e, depth, cls, code) -> np.ndarray:
+    """Packed label of the innermost candidate covering each point, classes in priority order
+    (ranges, Python frames, CPU ops, then Python frames of skip_frames); intervals at one nesting
+    depth are disjoint, so one sorted search per depth level finds the candidate there."""
+    out = np.full(x.size, _NONE << 40, np.int64)
+    todo = np.ones(x.size, bool)
+    for c in (0, 1, 2, 3):
+        mc = cls == c
+        if not mc.any() or not todo.any():
+            continue
+        best = np.full(x.size, -1, np.int64)
+        for d in np.unique(depth[mc]):
+            m = mc & (depth == d)
+            o = np.argsort(s[m], kind="stable")
+            sd, ed, cd = s[m][o], e[m][o], code[m][o]
+            k = np.searchsorted(sd, x, "right") - 1
+            hit = (k >= 0) & (ed[np.maximum(k, 0)] > x)
+            best = np.where(hit, cd[np.maximum(k, 0)], best)
+        got = todo & (best >= 0)
+        out[got] = best[got]
+        todo &= ~got
+    return out
+
+
+def _labels(parts, table: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
+    """Per step and cause, the time by name: the TOP_LABELS largest, the rest as '(other)'."""
+    if not parts:
+        return pd.DataFrame(columns=LABEL_COLUMNS)
+    step, cause, label, ns = (np.concatenate(x) for x in zip(*parts))
+    keep = ns > 0
+    if not keep.any():
+        return pd.DataFrame(columns=LABEL_COLUMNS)
+    df = pd.DataFrame({"row": step[keep], "cause": cause[keep], "label": label[keep], "ns": ns[keep]})
+    g = df.groupby(["row", "cause", "label"], sort=False)["ns"].sum().reset_index()
+    g = g.sort_values(["row", "cause", "ns", "label"], ascending=[True, True, False, True], kind="stable")
+    g["pos"] = g.groupby(["row", "cause"]).cumcount()
+    top = g[g["pos"] < TOP_LABELS]
+    rest = g[g["pos"] >= TOP_LABELS].groupby(["row", "cause"])["ns"].sum().reset_index()
+    what, source = ctx.label_text(top["label"].to_numpy(np.int64))
+    out = pd.DataFrame({"row": top["row"].to_numpy(), "cause": top["cause"].to_numpy(),
+                        "source": source, "what": what, "ns": top["ns"].to_numpy(np.int64)})
+    if len(rest):
+        out = pd.concat([out, pd.DataFrame({"row": rest["row"].to_numpy(), "cause": rest["cause"].to_numpy(),
+                                            "source": "none", "what": OTHER,
+                                            "ns": rest["ns"].to_numpy(np.int64)})], ignore_index=True)
+    rows = out["row"].to_numpy()
+    return pd.DataFrame({"rank": table["rank"].to_numpy()[rows], "step": table["index"].to_numpy()[rows]
+                         if "index" in table else rows,
+                         "cause": np.asarray(CAUSES, dtype=object)[out["cause"].to_numpy()],
+                         "source": out["source"].to_numpy(), "what": out["what"].to_numpy(),
+                         "ns": out["ns"].to_numpy(np.int64)})[LABEL_COLUMNS]
+
+
+# --- summaries and bounds -------------------------------------------------------------------------
+
+ADVICE = {
+    "launch": "the GPU drains its queue faster than the CPU issues kernels: capture the step in CUDA "
+              "graphs (or torch.compile mode='reduce-overhead'), or fuse small kernels so there are fewer",
+    "launch_queued": "the GPU waits between kernels it already has queued (launch latency, stream "
+                     "dependencies): fuse small kernels, or use programmatic dependent launch",
+    "sync": "the CPU blocks in synchronizing calls ({top}): remove the sync (.item(), .cpu(), "
+            ".tolist() in the step) or copy from pinned memory with non_blocking=True",
+    "host": "the CPU runs host work with no GPU work queued ({top}): move it off the critical path "
+            "(overlap it with GPU work, asynchronous scheduling) or make it cheaper",
+    "unexplained": "no CPU evidence for this idle time: capture CUDA API calls (nsys -t cuda,nvtx; "
+                   "torch.profiler with CPU activity) to see why the GPU waited",
+}
+
+
+def has_causes(steps: pd.DataFrame) -> bool:
+    return all(c in steps.columns for c in CAUSE_COLUMNS)
+
+
+def summarize_kind(k: pd.DataFrame, labels: pd.DataFrame | None) -> dict[str, Any]:
+    """Idle causes over a kind's summarized steps (the rows of the steps table `k`): shares of
+    the span (ratio of sums), mean per step, the no-idle bound and one bound per cause (median and
+    p90 of per-step bounds), and what the CPU did in host and sync idle."""
+    span = k["span_ns"].to_numpy(np.float64)
+    busy = k["busy_ns"].to_numpy(np.float64)
+    tot = span.sum()
+    d: dict[str, Any] = {"idle_causes_share": {}, "mean_idle_causes_ns": {}, "median_idle_causes_ns": {},
+                         "speedup_bound_if_no_idle_cause": {}, "speedup_bound_if_no_idle_cause_p90": {}}
+    no_idle = _bound(span, busy)
+    d["speedup_bound_if_no_idle"] = float(np.median(no_idle)) if len(k) else float("nan")
+    d["speedup_bound_if_no_idle_p90"] = _p90(no_idle)
+    for c, col in zip(CAUSES, CAUSE_COLUMNS):
+        x = k[col].to_numpy(np.float64)
+        d["idle_causes_share"][c] = float(x.sum() / tot) if tot else 0.0
+        d["mean_idle_causes_ns"][c] = float(x.mean()) if len(k) else 0.0
+        d["median_idle_causes_ns"][c] = float(np.median(x)) if len(k) else 0.0
+        b = _bound(span, span - x)
+        d["speedup_bound_if_no_idle_cause"][c] = float(np.median(b)) if len(k) else float("nan")
+        d["speedup_bound_if_no_idle_cause_p90"][c] = _p90(b)
+    qx = k[QUEUED_COLUMN].to_numpy(np.float64) if QUEUED_COLUMN in k else np.zeros(len(k))
+    d["idle_launch_queued_share"] = float(qx.sum() / tot) if tot else 0.0
+    d["mean_idle_launch_queued_ns"] = float(qx.mean()) if len(k) else 0.0
+    for cause, key in (("host", "top_host_gaps"), ("sync", "top_sync_calls")):
+        d[key] = _top(k, labels, cause)
+    return d
+
+
+def _top(k: pd.DataFrame, labels: pd.DataFrame | None, cause: str, n: int = 5) -> list[dict[str, Any]]:
+    """What the CPU did in the kind's `cause` idle time: name, source, mean ns per step, share of
+    that cause's idle time."""
+    if labels is None or not len(labels) or not len(k):
+        return []
+    lab = labels[labels["cause"] == cause]
+    lab = lab.merge(k[["rank", "index"]].rename(columns={"index": "step"}), on=["rank", "step"])
+    if not len(lab):
+        return []
+    total = float(k[f"idle_{cause}_ns"].sum())
+    g = lab.groupby(["what", "source"], sort=False)["ns"].sum().reset_index()
+    g = g.sort_values(["ns", "what"], ascending=[False, True], kind="stable").head(n)
+    return [{"what": str(r.what), "source": str(r.source), "mean_ns": float(r.ns / len(k)),
+             "share": float(r.ns / total) if total else 0.0} for r in g.itertuples()]
+
+
+def _bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rest > 0, span / np.where(rest > 0, rest, 1), np.inf)
+
+
+def _p90(x: np.ndarray) -> float:
+    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
+
+
+def add_summary(summary: dict[str, Any], steps: pd.DataFrame, labels: pd.DataFrame | None) -> None:
+    """Add the idle-cause fields to every `summary['by_kind'][kind]` (the same summarized steps as
+    attribute.summarize: warm-up steps left out unless all are) and, for the main kind, the shares
+    and the no-idle bound at the top level."""
+    if not has_causes(steps):
+        return
+    for kind, d in summary.get("by_kind", {}).items():
+        all_k = steps[steps["kind"] == kind]
+        k = all_k[~all_k["warmup"].astype(bool)]
+        d.update(summarize_kind(k if len(k) else all_k, labels))
+    main = summary.get("kind")
+    if main in summary.get("by_kind", {}):
+        m = summary["by_kind"][main]
+        for key in ("idle_causes_share", "speedup_bound_if_no_idle", "speedup_bound_if_no_idle_cause"):
+            summary[key] = m[key]
+
+
+def advice(d: dict[str, Any], min_share: float = 0.05) -> list[tuple[str, str]]:
+    """(cause, one line of advice) for each cause holding at least `min_share` of the span, the
+    largest first."""
+    out = []
+    shares = d.get("idle_causes_share") or {}
+    for c in sorted(shares, key=lambda c: -shares[c]):
+        if shares[c] < min_share:
+            continue
+        key = c
+        if c == "launch" and d.get("idle_launch_queued_share", 0.0) > shares[c] / 2:
+            key = "launch_queued"
+        top = d.get("top_sync_calls" if c == "sync" else "top_host_gaps") or []
+        names = ", ".join([t["what"] for t in top if t["what"] not in (UNNAMED, OTHER)][:2])
+        line = ADVICE[key].format(top=names) if names else ADVICE[key].replace(" ({top})", "")
+        out.append((c, line))
+    return out
