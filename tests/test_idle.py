@@ -280,3 +280,15 @@ def test_rank_orders_and_drops_what_wins_nothing():
     assert findings.rank(cands) == [{"what": "d", "bound": 1.5, "evidence": "w"},
                                     {"what": "a", "bound": 1.2, "evidence": "x"},
                                     {"what": "f", "bound": 1.2, "evidence": "u"}]
+
+
+def test_findings_use_the_job_bounds_with_two_ranks():
+    # rank 0 spins in NCCL waiting for rank 1: removing communication wins rank 0 up to 2.5x, the
+    # job nothing, so it is no finding; rank 1's launch idle is
+    _, rep = loaded(str(FIXTURES / "tp2_eager_torch"))
+    s = rep.summary
+    assert s["by_kind"]["decode"]["speedup_bound_if_removed"]["communication"] > 2.0
+    assert s["job"]["decode"]["speedup_bound_if_removed"]["communication"] < 1.01
+    whats = [f["what"] for f in s["findings"]]
+    assert "exposed communication kernels" not in whats
+    assert findings.IDLE_WHAT["launch"] in whats

@@ -32,7 +32,8 @@ def _ms(ns: float) -> str:
 
 
 def bucket_candidates(kind: str, d: dict[str, Any]) -> list[dict[str, Any]]:
-    """Removing a bucket's exposed time (the bucket bounds of attribute.summarize)."""
+    """Removing a bucket's exposed time (the bucket bounds of attribute.summarize; with 2+ ranks
+    `findings` passes the job's bounds)."""
     out = []
     for b, bound in (d.get("speedup_bound_if_removed") or {}).items():
         x = d.get("mean_exposed_ns", {}).get(b, 0.0)
@@ -96,6 +97,9 @@ def findings(summary: dict[str, Any], n: int = 3, extra: list[dict[str, Any]] | 
     d = (summary.get("by_kind") or {}).get(kind)
     if not d:
         return []
+    job = ((summary.get("job") or {}).get(kind) or {}).get("speedup_bound_if_removed")
+    if job:  # 2+ ranks: the job cannot get faster than its slowest rank (comm.py's job bounds)
+        d = dict(d, speedup_bound_if_removed={b: job.get(b, v) for b, v in d["speedup_bound_if_removed"].items()})
     cands: list[dict[str, Any]] = list(extra or [])
     for src in SOURCES:
         cands += src(kind, d)
