@@ -292,3 +292,15 @@ def test_findings_use_the_job_bounds_with_two_ranks():
     whats = [f["what"] for f in s["findings"]]
     assert "exposed communication kernels" not in whats
     assert findings.IDLE_WHAT["launch"] in whats
+
+
+def test_speed_of_light_floor_is_the_ceiling_not_a_fix():
+    """The whole step at its floor (30x on this decode) bounds every fix together: it is shown
+    beside the ranking, and the ranking holds the fixes (buckets, idle causes, linear kernels)."""
+    _, rep = loaded(str(FIXTURES / "llama_eager_torch.pt.trace.json.gz"))
+    s = rep.summary
+    ceil = s["ceiling"]
+    assert ceil["what"].startswith("decode step at its speed of light") and ceil["bound"] > 20
+    assert all("speed of light (" not in f["what"] for f in s["findings"])
+    assert all(f["bound"] < ceil["bound"] for f in s["findings"])
+    assert "Ceiling on all fixes together" in text.render(rep)

@@ -79,6 +79,7 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     notes += cnotes
     # what to fix first: every analysis's candidates, communication wait included (findings.py)
     summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
+    summary["ceiling"] = findings.ceiling(summary)
     other = summary.get("bucket_share", {}).get("other")
     if other is not None:
         notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "

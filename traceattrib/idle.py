@@ -502,7 +502,7 @@ def _sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> t
     cover. Returns the distinct points and the state (LAUNCH, SYNC, HOST, UNEXPLAINED) on each
     [pts[i], pts[i+1]).
     """
-    n, m, a = cs.size, lps.size, acs.size
+    m, a = lps.size, acs.size
     # event types: 0 call start, 1 sync call start, 2 call end, 3 sync call end, 4 op start,
     # 5 op end, 6 the range bounds, 7 activity start, 8 activity end
     sync = sync.astype(np.int8)

@@ -94,11 +94,15 @@ IDLE_LABEL = {"launch": "launch (CPU issue)", "sync": "sync (CPU blocked)", "hos
 def fix_first(rep: Report) -> list[str]:
     """The three largest opportunities by bound, one line each with the evidence."""
     fs = rep.summary.get("findings") or []
-    if not fs:
+    ceil = rep.summary.get("ceiling")
+    if not fs and not ceil:
         return []
     out = ["", f"What to fix first ({rep.summary.get('kind')} steps; bound = the most the step could speed up):"]
     for i, f in enumerate(fs, 1):
         out.extend(_wrap(f"{i}. {f['what']}: ≤ {bound(f['bound'])} · {f['evidence']}", WIDTH, "   "))
+    if ceil:
+        out.extend(_wrap(f"Ceiling on all fixes together: the {ceil['what']}, ≤ {bound(ceil['bound'])} · "
+                         f"{ceil['evidence']}", WIDTH, "   "))
     return out
 
 
