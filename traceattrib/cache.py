@@ -6,10 +6,12 @@ Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 
@@ -55,7 +57,7 @@ def write_tables(trace: Trace, directory: str) -> None:
     for name, table in trace.tables().items():
         table.to_parquet(os.path.join(directory, f"{name}.parquet"), index=False)
     with open(os.path.join(directory, "meta.json"), "w") as f:
-        json.dump(trace.meta, f, indent=1, default=str)
+        json.dump(trace.meta, f, indent=1, default=_json_default)
 
 
 def read_tables(directory: str) -> Trace:
@@ -66,34 +68,106 @@ def read_tables(directory: str) -> Trace:
     return Trace(**tables, meta=meta)
 
 
+def check_input(path: str) -> None:
+    """Raise TraceError unless `path` is a regular file or a readable directory, without opening
+    it: a FIFO would block the reader forever, a device could be endless."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            raise TraceError(f"{path}: broken symbolic link (its target {os.readlink(path)} does not exist)") from None
+        raise TraceError(f"{path}: no such file or directory") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise TraceError(f"{path}: symbolic link loop (too many levels of symbolic links)") from None
+        raise TraceError(f"{path}: cannot open ({e.strerror or e})") from None
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            os.listdir(path)
+        except OSError as e:
+            raise TraceError(f"{path}: cannot read directory ({e.strerror or e})") from None
+        return
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a named pipe" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "a special file")
+        raise TraceError(f"{path}: not a regular file ({kind}); give a trace file or a directory of "
+                         "per-rank traces")
+
+
+def has_gpu_activity(trace: Trace) -> bool:
+    return bool(len(trace.kernels) or len(trace.memops) or len(trace.graphs))
+
+
+def _json_default(x):
+    import numpy as np
+
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, (bytes, bytearray)):
+        return bytes(x).decode("utf-8", errors="replace")
+    return str(x)
+
+
+def _plain_meta(meta: dict) -> dict:
+    """meta as it reads back from the cache's meta.json, so a fresh parse and a cached one give
+    the same values (numpy scalars become numbers, bytes text, tuples lists)."""
+    return json.loads(json.dumps(meta, default=_json_default))
+
+
+def _validate(trace: Trace, path: str, require_gpu: bool) -> Trace:
+    """Checks that hold whatever the tables came from (reader or cache)."""
+    if require_gpu and not has_gpu_activity(trace):
+        raise TraceError(f"{path}: no GPU activity in this trace (no kernels, memory operations or "
+                         "CUDA-graph executions); `traceattrib info` describes what it holds")
+    return trace
+
+
+# What a damaged or unwritable cache entry can raise: it is then rebuilt or skipped, never trusted.
+def _cache_errors() -> tuple[type[BaseException], ...]:
+    import pyarrow as pa
+    return (OSError, ValueError, TypeError, KeyError, pa.ArrowException)
+
+
 def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
          progress: ProgressFn = noop) -> Trace:
-    """Load a trace, through the Parquet cache when allowed; progress(fraction, what) while parsing."""
+    """Load a trace, through the Parquet cache when allowed; progress(fraction, what) while parsing.
+
+    A cached load validates like a fresh one: the same input gives the same result or the same
+    TraceError with or without the cache, whichever command filled it."""
     from .ingest import read
 
-    if not os.path.exists(path):
-        raise TraceError(f"{path}: no such file or directory")
+    check_input(path)
     if not use_cache:
-        return read(path, require_gpu=require_gpu, progress=progress)
+        t = read(path, require_gpu=require_gpu, progress=progress)
+        t.meta = _plain_meta(t.meta)
+        return _validate(t, path, require_gpu)
     root = cache_dir or default_dir()
     entry = os.path.join(root, key(path))
     if os.path.isfile(os.path.join(entry, "meta.json")):
         try:
             t = read_tables(entry)
+        except _cache_errors():  # a damaged entry is rebuilt, never trusted
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            if require_gpu and not has_gpu_activity(t):
+                # filled by a command that did not need GPU work (`info`): the reader says why
+                # this trace cannot be reported, exactly as without the cache
+                read(path, require_gpu=True, progress=progress)
             t.meta["path"] = path
             t.meta["cached"] = True
-            return t
-        except Exception:  # a damaged entry is rebuilt, never trusted
-            shutil.rmtree(entry, ignore_errors=True)
+            return _validate(t, path, require_gpu)
     t = read(path, require_gpu=require_gpu, progress=progress)
+    t.meta = _plain_meta(t.meta)
     tmp = None
-    try:  # best effort: a read-only or full cache directory only costs speed
+    try:  # best effort: a read-only or full cache directory, or tables Parquet cannot hold, only cost speed
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         write_tables(t, tmp)
         os.replace(tmp, entry)
-    except OSError:
+    except _cache_errors():
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
     t.meta["cached"] = False
-    return t
+    return _validate(t, path, require_gpu)

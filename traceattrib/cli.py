@@ -1,12 +1,17 @@
 """Command line: `traceattrib report|info|classify|explain|export|diff|plot`.
 
-Bad input ends with one line on stderr and exit status 2, never a traceback
-(set TRACEATTRIB_DEBUG=1 to see one).
+Exit status: 0 done; 1 the `diff --fail-if-slower` gate tripped; 2 bad input or usage (one line
+on stderr, never a traceback); 3 a bug of ours (one line saying so; TRACEATTRIB_DEBUG=1 adds the
+traceback). Names from the trace reach the terminal only through `render.safe.clean`.
 """
 from __future__ import annotations
 
+import math
 import os
+import re
+import stat
 import sys
+import traceback
 
 import click
 
@@ -14,6 +19,8 @@ from . import __version__
 from .errors import TraceError
 
 FORMATS_REPORT = ("text", "md", "json", "csv")
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
 
 def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True):
@@ -22,7 +29,17 @@ def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = 
 
     # a bar on stderr only when it is a terminal; pipes and files get nothing
     with Progress(f"loading {os.path.basename(path.rstrip('/')) or path}") as bar:
-        return load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar)
+        trace = load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar)
+    _warn(trace.meta)
+    return trace
+
+
+def _warn(meta: dict) -> None:
+    """The reader's warnings (rows dropped, values repaired), one line each, cached or not."""
+    from .render.safe import clean
+
+    for w in meta.get("warnings") or []:
+        click.echo(f"traceattrib: warning: {clean(w)}", err=True)
 
 
 def _rules(path: str | None):
@@ -31,7 +48,9 @@ def _rules(path: str | None):
     return load_rules(path)
 
 
-def _what_if(values: tuple[str, ...]) -> dict[str, float]:
+# --- option values: checked by click, reported in one style -------------------------------------
+
+def _what_if(ctx, param, values: tuple[str, ...]) -> dict[str, float]:
     from .attribute import ALL_BUCKETS
 
     out = {}
@@ -40,10 +59,10 @@ def _what_if(values: tuple[str, ...]) -> dict[str, float]:
         try:
             k = float(factor)
         except ValueError:
-            k = 0.0
-        if not sep or bucket not in ALL_BUCKETS or k <= 0:
-            raise TraceError(f"--what-if {v!r}: expected BUCKET=FACTOR with BUCKET one of "
-                             f"{', '.join(ALL_BUCKETS)} and FACTOR > 0 (e.g. communication=2)")
+            k = math.nan
+        if not sep or bucket not in ALL_BUCKETS or not (0 < k < math.inf):
+            raise click.BadParameter(f"{v!r}: expected BUCKET=FACTOR with BUCKET one of {', '.join(ALL_BUCKETS)} "
+                                     "and FACTOR a number > 0 (e.g. communication=2)", ctx, param)
         out[bucket] = k
     return out
 
@@ -62,12 +81,79 @@ class Rate(click.ParamType):
             self.fail(str(e), param, ctx)
 
 
+def _link(ctx, param, value: str | None):
+    """--link NAME|GBPS as a links.Link (None when not given)."""
+    from . import links
+
+    if value is None:
+        return None
+    try:
+        return links.parse(value)
+    except TraceError as e:
+        raise click.BadParameter(str(e).removeprefix(f"--link {value!r}: "), ctx, param) from None
+
+
+def _links(ctx, param, values: tuple[str, ...]):
+    """--what-if-link NAME (repeatable) as a tuple of links.Link."""
+    from . import links
+
+    try:
+        return tuple(links.get(v) for v in values)
+    except TraceError as e:
+        raise click.BadParameter(str(e), ctx, param) from None
+
+
+def _regex(ctx, param, value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as e:
+            raise click.BadParameter(f"{value!r} is not a valid regular expression ({e})", ctx, param) from None
+    return value
+
+
+def _finite(ctx, param, value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", ctx, param)
+    return value
+
+
+def _plot_file(ctx, param, value: str) -> str:
+    if not value.lower().endswith(PLOT_SUFFIXES):
+        raise click.BadParameter(f"{value!r}: the extension picks the image format; use "
+                                 f"{', '.join(PLOT_SUFFIXES)}", ctx, param)
+    return value
+
+
+def _rules_file(ctx, param, value: str | None) -> str | None:
+    """A rules file must be a regular file (a FIFO would block the read)."""
+    if value is None:
+        return None
+    try:
+        st = os.stat(value)
+    except OSError as e:
+        raise click.BadParameter(f"{value!r}: {e.strerror or e}", ctx, param) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise click.BadParameter(f"{value!r}: not a regular file", ctx, param)
+    return value
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
-        with open(output, "w") as f:
-            f.write(text)
+        try:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as e:
+            raise TraceError(f"{output}: cannot write ({e.strerror or e})") from None
     else:
         click.echo(text, nl=False)
+
+
+def _safe_text(text: str) -> str:
+    """Last guard of the terminal: control characters other than line breaks escaped."""
+    from .render.safe import clean
+
+    return clean(text, keep_newlines=True)
 
 
 cache_options = [
@@ -95,15 +181,18 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("--steps", "steps_regex", metavar="REGEX", help="Regular expression over range names that mark steps.")
-@click.option("--rules", type=click.Path(), help="TOML file of extra classification rules, tried before the defaults.")
-@click.option("--what-if", "what_if", multiple=True, metavar="BUCKET=K",
+@click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
+              help="Regular expression over range names that mark steps.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="TOML file of extra classification rules, tried before the defaults.")
+@click.option("--what-if", "what_if", multiple=True, metavar="BUCKET=K", callback=_what_if,
               help="Bound if BUCKET were K times faster (repeatable), e.g. communication=2.")
-@click.option("--layers", type=int, help="Model layers: expected all-reduce count is 2 per layer (tensor parallel).")
-@click.option("--link", "link", metavar="NAME|GBPS",
+@click.option("--layers", type=click.IntRange(min=1),
+              help="Model layers: expected all-reduce count is 2 per layer (tensor parallel).")
+@click.option("--link", "link", metavar="NAME|GBPS", callback=_link,
               help="Interconnect to compare bandwidths with: a name from rules/links.toml (nvlink4, pcie5, "
                    "xgmi-mi300x, ...) or a peak in GB/s per direction (default: from the GPU name).")
-@click.option("--what-if-link", "what_if_links", multiple=True, metavar="NAME",
+@click.option("--what-if-link", "what_if_links", multiple=True, metavar="NAME", callback=_links,
               help="Project every step on another interconnect (repeatable), e.g. pcie4.")
 @click.option("--per-step", is_flag=True, help="Add the per-step table.")
 @click.option("--model", "model", type=click.Path(exists=True), metavar="PATH",
@@ -113,41 +202,41 @@ def cli() -> None:
 @click.option("--context", type=click.IntRange(min=0),
               help="With --model: tokens per sequence at the first step (a prefill's prompt length).")
 @click.option("--peak-bw", type=Rate(), help="GPU memory bandwidth, bytes/s (e.g. 4.8T); default from the GPU name.")
-@click.option("--peak-flops", type=Rate(), help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
+@click.option("--peak-flops", type=Rate(),
+              help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
            peak_flops, fmt, output, no_cache, cache_dir):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
-    from . import links
     from .analysis import analyze
     from .sol import Options
 
-    wi = _what_if(what_if)
     rl = _rules(rules)
     so = Options(model=model, batch=batch, context=context, peak_bw=peak_bw, peak_flops=peak_flops)
     so.model_spec()  # a bad config fails before the trace is loaded
-    lk = links.parse(link) if link else None
-    wl = tuple(links.get(x) for x in what_if_links)
     trace = _load(file, no_cache, cache_dir)
-    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=wi, layers=layers, sol_options=so, link=lk,
-                  what_if_links=wl)
+    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=what_if, layers=layers, sol_options=so,
+                  link=link, what_if_links=what_if_links)
     _emit(render_report(rep, fmt, per_step), output)
 
 
 def render_report(rep, fmt: str, per_step: bool = False) -> str:
+    """The report in `fmt`; text and Markdown see only cleaned names (JSON and CSV escape their own)."""
     if fmt == "json":
         from .render.jsonout import render
         return render(rep)
     if fmt == "csv":
         from .render.jsonout import render_csv
         return render_csv(rep)
+    from .render.safe import clean_report
+    rep = clean_report(rep)
     if fmt == "md":
         from .render.markdown import render
-        return render(rep, per_step=per_step)
+        return _safe_text(render(rep, per_step=per_step))
     from .render.text import render
-    return render(rep, per_step=per_step)
+    return _safe_text(render(rep, per_step=per_step))
 
 
 @cli.command()
@@ -157,29 +246,35 @@ def render_report(rep, fmt: str, per_step: bool = False) -> str:
 def info(file, fmt, no_cache, cache_dir):
     """What the trace holds: format, versions, devices, table sizes, time span, annotations."""
     from .render.info import render_info
+    from .render.safe import clean_trace
 
     trace = _load(file, no_cache, cache_dir, require_gpu=False)
-    click.echo(render_info(trace, fmt), nl=False)
+    click.echo(render_info(trace, "json") if fmt == "json" else _safe_text(render_info(clean_trace(trace), fmt)),
+               nl=False)
 
 
 @cli.command("classify")
 @click.argument("file", type=click.Path())
-@click.option("--rules", type=click.Path(), help="TOML file of extra rules, tried before the defaults.")
-@click.option("--top", type=int, default=40, show_default=True, help="Kernels to list (0 = all).")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="TOML file of extra rules, tried before the defaults.")
+@click.option("--top", type=click.IntRange(min=0), default=40, show_default=True, help="Kernels to list (0 = all).")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 @with_cache
 def classify_cmd(file, rules, top, fmt, no_cache, cache_dir):
     """Kernels by total time with their bucket, share and the rule that matched."""
     from .render.classify import render_classify
+    from .render.safe import clean_trace
 
     rl = _rules(rules)
     trace = _load(file, no_cache, cache_dir)
-    click.echo(render_classify(trace, rl, top, fmt), nl=False)
+    click.echo(render_classify(trace, rl, top, "json") if fmt == "json" else
+               _safe_text(render_classify(clean_trace(trace), rl, top, fmt)), nl=False)
 
 
 @cli.command()
 @click.argument("names", nargs=-1, required=True)
-@click.option("--rules", type=click.Path(), help="TOML file of extra rules, tried before the defaults.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="TOML file of extra rules, tried before the defaults.")
 @click.option("--op", default="", help="Launching CPU op chain to consider (torch traces), e.g. 'aten::to > aten::_to_copy > aten::copy_'.")
 @click.option("--input-types", default="", help="Input dtypes of the launching op, comma-joined.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
@@ -190,7 +285,8 @@ def explain(names, rules, op, input_types, fmt):
     if names == ("-",):
         names = tuple(line.rstrip("\n") for line in sys.stdin if line.strip())
     rl = _rules(rules)
-    click.echo(render_explain(list(names), rl, op, input_types, fmt), nl=False)
+    text = render_explain(list(names), rl, op, input_types, fmt)
+    click.echo(text if fmt == "json" else _safe_text(text), nl=False)
 
 
 @cli.command()
@@ -202,19 +298,26 @@ def export(file, outdir, no_cache, cache_dir):
     """Write the normalized tables as Parquet for your own notebooks."""
     from .cache import write_tables
 
+    from .render.safe import clean
+
     trace = _load(file, no_cache, cache_dir, require_gpu=False)
-    write_tables(trace, outdir)
+    try:
+        write_tables(trace, outdir)
+    except OSError as e:
+        raise TraceError(f"{outdir}: cannot write ({e.strerror or e})") from None
     click.echo(f"wrote {', '.join(f'{n}.parquet ({len(t)} rows)' for n, t in trace.tables().items())} "
-               f"and meta.json to {outdir}")
+               f"and meta.json to {clean(outdir)}")
 
 
 @cli.command()
 @click.argument("before", type=click.Path())
 @click.argument("after", type=click.Path())
-@click.option("--steps", "steps_regex", metavar="REGEX", help="Regular expression over range names that mark steps.")
-@click.option("--rules", type=click.Path(), help="TOML file of extra classification rules.")
+@click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
+              help="Regular expression over range names that mark steps.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="TOML file of extra classification rules.")
 @click.option("--format", "fmt", type=click.Choice(("text", "md", "json")), default="text", show_default=True)
-@click.option("--fail-if-slower", type=float, metavar="PCT",
+@click.option("--fail-if-slower", type=float, metavar="PCT", callback=_finite,
               help="Exit with status 1 when the median decode step got slower by more than PCT percent.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
@@ -227,66 +330,133 @@ def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cach
     rl = _rules(rules)
     reps = [analyze(_load(f, no_cache, cache_dir), steps_regex=steps_regex, rules=rl) for f in (before, after)]
     res = compare(*reps)
-    _emit({"text": r.render_text, "md": r.render_md, "json": r.render_json}[fmt](res), output)
+    if fmt == "json":
+        _emit(r.render_json(res), output)
+    else:
+        from .render.safe import clean_obj
+        _emit(_safe_text({"text": r.render_text, "md": r.render_md}[fmt](clean_obj(res))), output)
     if fail_if_slower is not None and slower_than(res, fail_if_slower):
         k = res["kinds"]["decode"]
         click.echo(f"traceattrib: median decode step slower by {k['median_span_change']:.1%} "
                    f"(limit {fail_if_slower:g}%)", err=True)
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(EXIT_GATE)
 
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), callback=_plot_file,
               help="Image file; the extension picks the format (.png, .svg, .pdf).")
-@click.option("--step", type=int, default=None, help="Draw the timeline of this step (one row per stream).")
-@click.option("--rank", type=int, default=None, help="Rank of --step (default: the first).")
-@click.option("--steps", "steps_regex", metavar="REGEX", help="Regular expression over range names that mark steps.")
-@click.option("--rules", type=click.Path(), help="TOML file of extra classification rules.")
+@click.option("--step", type=click.IntRange(min=0), default=None,
+              help="Draw the timeline of this step (one row per stream).")
+@click.option("--rank", type=click.IntRange(min=0), default=None, help="Rank of --step (default: the first).")
+@click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
+              help="Regular expression over range names that mark steps.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="TOML file of extra classification rules.")
 @with_cache
 def plot(file, output, step, rank, steps_regex, rules, no_cache, cache_dir):
     """Stacked bars of every step by bucket, or with --step N that step's timeline."""
     from .analysis import analyze
-    from .render import plot as p
+    from .render.safe import clean
 
-    if not output.lower().endswith((".png", ".svg", ".pdf")):
-        raise TraceError(f"{output}: use a .png, .svg or .pdf file name")
+    p = _plot_module()
     rl = _rules(rules)
     rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=rl)
-    fig = p.timeline_figure(rep, step, rank) if step is not None else p.steps_figure(rep)
-    p.save(fig, output)
-    click.echo(f"wrote {output}")
+    if step is not None:
+        st = rep.steps
+        ranks = sorted(int(r) for r in st["rank"].unique())
+        if rank is not None and rank not in ranks:
+            raise click.BadParameter(f"no rank {rank} in this trace (ranks: {', '.join(map(str, ranks))})",
+                                     param_hint="'--rank'")
+        r = ranks[0] if rank is None else rank
+        idx = st.loc[st["rank"] == r, "index"]
+        if step not in set(idx.tolist()):
+            raise click.BadParameter(f"no step {step} on rank {r} (steps are {int(idx.min())}..{int(idx.max())})"
+                                     if len(idx) else f"rank {r} has no steps", param_hint="'--step'")
+        fig = p.timeline_figure(rep, step, r)
+    else:
+        fig = p.steps_figure(rep)
+    try:
+        p.save(fig, output)
+    except OSError as e:
+        raise TraceError(f"{output}: cannot write ({e.strerror or e})") from None
+    click.echo(f"wrote {clean(output)}")
+
+
+def _plot_module():
+    """render.plot, or a one-line error when matplotlib (the `plot` extra) is not installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise TraceError("`traceattrib plot` needs matplotlib: pip install 'traceattrib[plot]'") from None
+    from .render import plot
+    return plot
+
+
+def _usage_line(e: click.ClickException) -> str:
+    """A click usage error as one line, with where to find help."""
+    from .render.safe import clean
+
+    msg = clean(e.format_message())
+    ctx = getattr(e, "ctx", None)
+    if ctx is not None:
+        msg += f" (see '{ctx.command_path} --help')"
+    return f"traceattrib: error: {msg}"
+
+
+def _first_line(e: BaseException) -> str:
+    from .render.safe import clean
+
+    text = str(e).strip()
+    return clean(text.splitlines()[0] if text else "")
+
+
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run the CLI; input errors become one line on stderr and exit status 2."""
+    """Entry point; returns the exit status (see the module docstring)."""
     debug = bool(os.environ.get("TRACEATTRIB_DEBUG"))
     try:
         rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False)
-        if isinstance(rv, int):  # click returns Exit codes instead of raising when not standalone
-            return rv
-    except click.exceptions.Abort:
+        sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        return rv if isinstance(rv, int) else EXIT_OK  # not standalone: click returns Exit codes
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("traceattrib: aborted", err=True)
         return 130
-    except click.ClickException as e:  # usage errors: click's own message, exit 2
-        e.show()
-        return e.exit_code
     except click.exceptions.Exit as e:
         return e.exit_code
+    except _NO_ARGS as e:  # `traceattrib` alone: the help, as click prints it
+        click.echo(e.format_message(), err=True)
+        return EXIT_INPUT
+    except click.ClickException as e:  # usage errors and bad option values (click.BadParameter)
+        if debug:
+            traceback.print_exc()
+        click.echo(_usage_line(e), err=True)
+        return EXIT_INPUT
     except TraceError as e:
         if debug:
-            raise
-        click.echo(f"traceattrib: error: {e}", err=True)
-        return 2
+            traceback.print_exc()
+        click.echo(f"traceattrib: error: {_first_line(e)}", err=True)
+        return EXIT_INPUT
     except BrokenPipeError:
-        return 0
-    except Exception as e:  # noqa: BLE001 - input we did not foresee must still not dump a traceback
+        # the reader of our output went away (`| head`): not an error; keep Python from
+        # complaining again when it flushes stdout at exit
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OK
+    except MemoryError:
+        click.echo("traceattrib: error: out of memory while processing the input", err=True)
+        return EXIT_INPUT
+    except Exception as e:  # noqa: BLE001 - anything else is our bug, and says so
         if debug:
-            raise
-        click.echo(f"traceattrib: error: cannot process input ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); "
-                   "set TRACEATTRIB_DEBUG=1 for details", err=True)
-        return 2
-    return 0
+            traceback.print_exc()
+        detail = f"{type(e).__name__}: {_first_line(e)}".rstrip(": ")
+        click.echo(f"traceattrib: bug: {detail}; please report with TRACEATTRIB_DEBUG=1 output", err=True)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""Terminal-safe text: names from a trace never reach a terminal raw.
+
+Kernel, range and GPU names come from the profiled program and can hold anything: newlines that
+would split a table row, ANSI escape sequences that recolour or clear the terminal, lone
+surrogates that cannot be encoded. `clean` is the one function every text and Markdown output goes
+through (JSON needs none: `json.dumps` escapes control characters itself). It is applied at the
+render edge, to the Report, Trace or dict a renderer receives, so analysis keeps the original names.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import pandas as pd
+
+# C0 and C1 controls, DEL, lone surrogates, and the Unicode bidi overrides/isolates that can make
+# a terminal line read differently from its bytes
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_KEEP_NL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(m: re.Match) -> str:
+    ch = m.group(0)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    o = ord(ch)
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def clean(s: Any, keep_newlines: bool = False) -> str:
+    """`s` as one printable line: control characters become visible escapes (`\\n`, `\\x1b`,
+    `\\u202e`); bytes are decoded as UTF-8 with replacement. keep_newlines: leave "\\n" alone
+    (for whole rendered documents, whose line breaks are their own)."""
+    if isinstance(s, (bytes, bytearray, memoryview)):
+        s = bytes(s).decode("utf-8", errors="replace")
+    elif not isinstance(s, str):
+        s = str(s)
+    pat = _UNSAFE_KEEP_NL if keep_newlines else _UNSAFE
+    return pat.sub(_escape, s) if pat.search(s) else s
+
+
+def clean_obj(x: Any) -> Any:
+    """`clean` applied to every string (keys included) of nested dicts, lists and tuples."""
+    if isinstance(x, (str, bytes, bytearray)):
+        return clean(x)
+    if isinstance(x, dict):
+        return {clean_obj(k): clean_obj(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(clean_obj(v) for v in x)
+    return x
+
+
+def clean_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `df` whose string columns are cleaned; categoricals only touch their categories
+    (one call per distinct value, whatever the row count). Unchanged frames are returned as is."""
+    out = None
+    for c in df.columns:
+        s = df[c]
+        if isinstance(s.dtype, pd.CategoricalDtype):
+            cats = s.cat.categories
+            vals = [clean(v) if isinstance(v, (str, bytes)) else v for v in cats]
+            if vals == list(cats):
+                continue
+            if pd.Index(vals).is_unique:
+                s = s.cat.rename_categories(vals)
+            else:  # two names that differ only in unsafe characters: merge them
+                s = s.astype(object).map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v).astype("category")
+        elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            mapped = s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
+            if mapped.equals(s):
+                continue
+            s = mapped
+        else:
+            continue
+        if out is None:
+            out = df.copy(deep=False)
+        out[c] = s
+    return df if out is None else out
+
+
+def clean_report(rep):
+    """The Report with every string a text or Markdown renderer may print cleaned."""
+    return dataclasses.replace(
+        rep, meta=clean_obj(rep.meta), notes=clean_obj(list(rep.notes)), steps=clean_frame(rep.steps),
+        kernels=clean_frame(rep.kernels), memops=clean_frame(rep.memops), summary=clean_obj(rep.summary),
+        collectives=clean_frame(rep.collectives))
+
+
+def clean_trace(trace):
+    """The Trace with every string a text renderer may print cleaned."""
+    return dataclasses.replace(trace, meta=clean_obj(trace.meta),
+                               **{name: clean_frame(t) for name, t in trace.tables().items()})
