@@ -120,11 +120,122 @@ def test_directory_without_traces(capsys, tmp_path):
     assert_one_line_error(rc, err, "no torch.profiler traces")
 
 
-def test_bad_options(capsys):
-    rc, _, err = run(capsys, "report", EAGER, "--what-if", "gemm=2")
-    assert_one_line_error(rc, err, "--what-if")
-    rc, _, err = run(capsys, "report", EAGER, "--steps", "(")
-    assert_one_line_error(rc, err, "--steps")
+@pytest.mark.parametrize("args, needle", [
+    (("report", EAGER, "--what-if", "gemm=2"), "'--what-if'"),
+    (("report", EAGER, "--what-if", "cast=0"), "'--what-if'"),
+    (("report", EAGER, "--what-if", "cast=nan"), "'--what-if'"),
+    (("report", EAGER, "--what-if", "cast"), "'--what-if'"),
+    (("report", EAGER, "--steps", "("), "'--steps'"),
+    (("report", EAGER, "--layers", "0"), "'--layers'"),
+    (("report", EAGER, "--layers", "two"), "'--layers'"),
+    (("report", EAGER, "--format", "xml"), "'--format'"),
+    (("report", EAGER, "--rules", "/nonexistent/rules.toml"), "'--rules'"),
+    (("classify", EAGER, "--top", "-1"), "'--top'"),
+    (("diff", EAGER, EAGER, "--fail-if-slower", "nan"), "'--fail-if-slower'"),
+    (("plot", EAGER, "-o", "steps.gif"), "'--output'"),
+    (("plot", EAGER, "-o", "steps.png", "--step", "-1"), "'--step'"),
+    (("report",), "Missing argument 'FILE'"),
+    (("reprot", EAGER), "No such command 'reprot'"),
+    (("report", EAGER, "--bogus"), "--bogus"),
+])
+def test_usage_errors_one_style(capsys, args, needle):
+    """Every bad option value goes through click's own error path and reads the same way."""
+    rc, out, err = run(capsys, *args)
+    assert_one_line_error(rc, err, needle)
+    assert err.rstrip().endswith("--help')")
+    assert out == ""
+
+
+def test_step_and_rank_checked_against_the_trace(capsys, tmp_path):
+    rc, _, err = run(capsys, "plot", EAGER, "-o", str(tmp_path / "s.png"), "--step", "99")
+    assert_one_line_error(rc, err, "Invalid value for '--step'", "no step 99 on rank 0 (steps are 0..24)")
+    rc, _, err = run(capsys, "plot", EAGER, "-o", str(tmp_path / "s.png"), "--step", "1", "--rank", "3")
+    assert_one_line_error(rc, err, "Invalid value for '--rank'", "no rank 3")
+    assert not (tmp_path / "s.png").exists()
+
+
+def test_rules_fifo_is_refused(capsys, tmp_path):
+    import os
+    fifo = tmp_path / "rules.toml"
+    os.mkfifo(fifo)
+    rc, _, err = run(capsys, "explain", "x", "--rules", str(fifo))
+    assert_one_line_error(rc, err, "'--rules'", "not a regular file")
+
+
+def test_no_command_prints_help(capsys):
+    rc, out, err = run(capsys)
+    assert rc == 2 and "Commands:" in err and "report" in err
+
+
+def test_unwritable_output(capsys, tmp_path):
+    rc, _, err = run(capsys, "report", EAGER, "-o", str(tmp_path / "missing" / "r.txt"))
+    assert_one_line_error(rc, err, "cannot write", "No such file or directory")
+    rc, _, err = run(capsys, "plot", EAGER, "-o", str(tmp_path / "missing" / "r.png"))
+    assert_one_line_error(rc, err, "cannot write")
+
+
+def test_internal_error_is_called_a_bug(capsys, monkeypatch):
+    """An exception we did not foresee is exit 3 and says it is our bug, not the input's fault."""
+    import traceattrib.analysis
+
+    def broken(*a, **k):
+        return {}["steps"]
+    monkeypatch.setattr(traceattrib.analysis, "analyze", broken)
+    rc, out, err = run(capsys, "report", EAGER)
+    assert rc == 3 and out == ""
+    assert err.strip().splitlines() == ["traceattrib: bug: KeyError: 'steps'; please report with "
+                                        "TRACEATTRIB_DEBUG=1 output"]
+    monkeypatch.setenv("TRACEATTRIB_DEBUG", "1")
+    rc, out, err = run(capsys, "report", EAGER)
+    assert rc == 3 and "Traceback" in err and "in broken" in err
+    assert err.strip().splitlines()[-1].startswith("traceattrib: bug: KeyError")
+
+
+def test_input_error_with_debug_shows_traceback(capsys, monkeypatch):
+    monkeypatch.setenv("TRACEATTRIB_DEBUG", "1")
+    rc, _, err = run(capsys, "report", "/nonexistent/trace.sqlite")
+    assert rc == 2 and "Traceback" in err and err.strip().splitlines()[-1].endswith("no such file or directory")
+
+
+def test_reader_warnings_printed_cold_and_warm(capsys, monkeypatch, tmp_path):
+    """Warnings a reader leaves in meta['warnings'] reach stderr whether or not the cache answered."""
+    import shutil
+
+    import traceattrib.ingest
+    from traceattrib.errors import input_warning
+
+    src = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
+    real = traceattrib.ingest.read
+
+    def read(path, **kw):
+        t = real(path, **kw)
+        input_warning(t.meta, "dropped 3 kernels whose end precedes their start (table KERNEL)")
+        return t
+    monkeypatch.setattr(traceattrib.ingest, "read", read)
+    for cached in (False, True):
+        rc, out, err = run(capsys, "report", str(src), "--format", "json")
+        assert rc == 0 and json.loads(out)["steps"]
+        assert err == "traceattrib: warning: dropped 3 kernels whose end precedes their start (table KERNEL)\n"
+
+
+def test_plot_without_matplotlib(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    rc, _, err = run(capsys, "plot", EAGER, "-o", str(tmp_path / "p.png"))
+    assert_one_line_error(rc, err, "needs matplotlib", "pip install 'traceattrib[plot]'")
+
+
+def test_closed_pipe_is_not_an_error(tmp_path):
+    """`traceattrib ... | head -1`: exit 0, nothing on stderr (the output is far larger than a pipe)."""
+    names = tmp_path / "names.txt"
+    names.write_text("".join(f"ncclDevKernel_AllReduce_Sum_bf16_RING_LL_{i}\n" for i in range(50_000)))
+    with open(names) as stdin:
+        p = subprocess.Popen([sys.executable, "-m", "traceattrib", "explain", "-"], stdin=stdin,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert p.stdout.readline().split()[0] == b"communication"
+        p.stdout.close()
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=120) == 0 and err == ""
 
 
 def test_entry_point_subprocess(tmp_path):

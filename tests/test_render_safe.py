@@ -1,0 +1,43 @@
+"""render.safe.clean: what a trace name may hold never reaches the terminal raw."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from traceattrib.render.safe import clean, clean_frame, clean_obj
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("gemm_kernel", "gemm_kernel"),
+    ("a\nb", "a\\nb"),
+    ("a\r\tb", "a\\r\\tb"),
+    ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+    ("bell\x07 del\x7f c1\x9b", "bell\\x07 del\\x7f c1\\x9b"),
+    ("rtl\u202eevil", "rtl\\u202eevil"),
+    ("lone\ud800", "lone\\ud800"),
+    ("ünïcödé ≤ 1.5x", "ünïcödé ≤ 1.5x"),
+    (b"bytes\xff", "bytes\ufffd"),
+    (7, "7"),
+])
+def test_clean(raw, shown):
+    assert clean(raw) == shown
+
+
+def test_clean_keeps_line_breaks_of_a_document_when_asked():
+    assert clean("row 1\nrow\x1b 2\n", keep_newlines=True) == "row 1\nrow\\x1b 2\n"
+
+
+def test_clean_frame_touches_categories_only_and_merges_collisions():
+    df = pd.DataFrame({"name": pd.Categorical(["ok", "a\nb", "ok", "a\\nb"]), "n": [1, 2, 3, 4],
+                       "text": ["x\x1b", "y", "z", None]})
+    out = clean_frame(df)
+    assert list(out["name"].astype(str)) == ["ok", "a\\nb", "ok", "a\\nb"]
+    assert list(out["text"])[:3] == ["x\\x1b", "y", "z"] and pd.isna(out["text"].iloc[3])
+    assert list(df["name"].astype(str))[1] == "a\nb"  # the input is not modified
+    same = pd.DataFrame({"name": pd.Categorical(["ok"]), "n": [1]})
+    assert clean_frame(same) is same
+
+
+def test_clean_obj_nested():
+    assert clean_obj({"gpus": ["H200\n", b"x\xff"], "n": 3, "k\x1b": ("t\t",)}) == \
+        {"gpus": ["H200\\n", "x\ufffd"], "n": 3, "k\\x1b": ("t\\t",)}
