@@ -1,0 +1,208 @@
+"""Synthetic traces built by code, in both formats, from one neutral description.
+
+A `Timeline` lists what a profiled process did (step annotations, CPU ops, API calls, kernels,
+memory operations, CUDA-graph replays) in integer ns; `kineto_text` writes it as torch.profiler
+JSON (Kineto's own pretty layout, which the streaming reader takes, or compact JSON, which the
+exact reader takes) and `write_nsys` as an Nsight Systems SQLite export with the tables and
+columns of a modern (2025) export. Values are kept as given, so a test can put anything anywhere.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class Raw(str):
+    """JSON text written as is (numbers exactly as Kineto prints them, or deliberately bad ones)."""
+
+
+def us(ns: int, base_us: int = 0) -> Raw:
+    """ns as Kineto's microseconds with three decimals, offset by a whole-us base."""
+    if not isinstance(ns, int) or isinstance(ns, bool):
+        return ns  # a deliberately odd value: written as it is
+    q, r = divmod(ns, 1000)
+    return Raw(f"{base_us + q}.{r:03d}")
+
+
+@dataclass
+class Event:
+    kind: str           # step | op | launch | kernel | memcpy | memset
+    name: Any
+    start: Any          # ns (int), or any value for hostile traces
+    end: Any
+    stream: int = 7
+    corr: Any = 0
+    grid: tuple = (1, 1, 1)
+    block: tuple = (128, 1, 1)
+    nbytes: int = 0
+    graph: bool = False  # a kernel replayed inside a CUDA graph
+    extra: dict = field(default_factory=dict)  # Kineto: fields overriding or adding to the event
+
+
+@dataclass
+class Timeline:
+    events: list[Event]
+    pid: int = 4242
+    tid: int = 4242
+    device: int = 0
+    gpu_name: str = "NVIDIA H200"
+    header: dict = field(default_factory=dict)  # Kineto: header fields overriding the defaults
+
+
+# ------------------------------------------------------------------------------------------------
+# Kineto JSON
+
+def _emit(v: Any) -> str:
+    if isinstance(v, Raw):
+        return str(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {_emit(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_emit(x) for x in v) + "]"
+    if isinstance(v, float) and v != v:
+        return "NaN"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "Infinity" if v > 0 else "-Infinity"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def kineto_events(tl: Timeline, base_us: int = 0) -> list[dict]:
+    out = []
+    ext = 0
+    for e in tl.events:
+        ext += 1
+        ts = us(e.start, base_us)
+        dur = us(e.end - e.start, 0) if isinstance(e.start, int) and isinstance(e.end, int) else e.end
+        if e.kind == "step":
+            ev = {"ph": "X", "cat": "user_annotation", "name": e.name, "pid": tl.pid, "tid": tl.tid,
+                  "ts": ts, "dur": dur, "args": {"External id": ext}}
+        elif e.kind == "op":
+            ev = {"ph": "X", "cat": "cpu_op", "name": e.name, "pid": tl.pid, "tid": tl.tid, "ts": ts, "dur": dur,
+                  "args": {"External id": ext, "Input type": ["c10::BFloat16", "c10::BFloat16"]}}
+        elif e.kind == "launch":
+            ev = {"ph": "X", "cat": "cuda_runtime", "name": e.name, "pid": tl.pid, "tid": tl.tid, "ts": ts,
+                  "dur": dur, "args": {"External id": ext, "correlation": e.corr}}
+        elif e.kind == "kernel":
+            ev = {"ph": "X", "cat": "kernel", "name": e.name, "pid": tl.device, "tid": e.stream, "ts": ts,
+                  "dur": dur, "args": {"External id": ext, "device": tl.device, "context": 1, "stream": e.stream,
+                                       "correlation": e.corr, "grid": list(e.grid), "block": list(e.block)}}
+        else:
+            name = e.name if e.kind == "memcpy" else "Memset (Device)"
+            ev = {"ph": "X", "cat": "gpu_memcpy" if e.kind == "memcpy" else "gpu_memset", "name": name,
+                  "pid": tl.device, "tid": e.stream, "ts": ts, "dur": dur,
+                  "args": {"External id": ext, "device": tl.device, "context": 1, "stream": e.stream,
+                           "correlation": e.corr, "bytes": e.nbytes}}
+        ev.update(e.extra)
+        out.append(ev)
+    return out
+
+
+def kineto_text(tl: Timeline, layout: str = "kineto", base_us: int = 0) -> str:
+    """The trace as torch.profiler writes it (layout 'kineto') or as compact JSON ('compact')."""
+    header = {"schemaVersion": 1,
+              "deviceProperties": [{"id": tl.device, "name": tl.gpu_name, "totalGlobalMem": 150109880320,
+                                    "computeMajor": 9, "computeMinor": 0, "numSms": 132}],
+              "cupti_version": 130001, "cuda_runtime_version": 13000}
+    header.update(tl.header)
+    events = kineto_events(tl, base_us)
+    if layout == "compact":
+        body = ",".join(_emit(e) for e in events)
+        head = ",".join(f"{json.dumps(k)}:{_emit(v)}" for k, v in header.items())
+        return "{" + head + ',"traceEvents":[' + body + '],"traceName":"generated"}'
+    head = "".join(f'  {json.dumps(k)}: {_emit(v)},\n' for k, v in header.items())
+    blocks = ",\n".join("  {\n    " + _emit(e)[1:-1] + "\n  }" for e in events)
+    return "{\n" + head + '  "traceEvents": [\n' + blocks + ("\n" if blocks else "") + '  ],\n' + \
+        '  "traceName": "generated"\n}\n'
+
+
+# ------------------------------------------------------------------------------------------------
+# Nsight Systems SQLite: the tables the reader reads, with the columns of nsys 2025.3's export
+
+NSYS_DDL = """
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
+CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT,
+    totalMemory INTEGER, smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+    contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER,
+    globalPid INTEGER, demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
+    launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL,
+    gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL, blockX INTEGER NOT NULL, blockY INTEGER NOT NULL,
+    blockZ INTEGER NOT NULL, staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
+    localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL, gridId INTEGER NOT NULL,
+    sharedMemoryExecuted INTEGER, graphNodeId INTEGER, sharedMemoryLimitConfig INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,
+    eventClass INTEGER NOT NULL, globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL,
+    returnValue INTEGER NOT NULL, callchainId INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+    contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER,
+    globalPid INTEGER, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER,
+    srcKind INTEGER, dstKind INTEGER, srcDeviceId INTEGER, srcContextId INTEGER, dstDeviceId INTEGER,
+    dstContextId INTEGER, migrationCause INTEGER, graphNodeId INTEGER, virtualAddress INTEGER, copyCount INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+    contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER,
+    globalPid INTEGER, value INTEGER NOT NULL, bytes INTEGER NOT NULL, graphNodeId INTEGER, memKind INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,
+    category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,
+    domainId INTEGER, uint64Value INTEGER, int64Value INTEGER, doubleValue REAL, uint32Value INTEGER,
+    int32Value INTEGER, floatValue REAL, jsonTextId INTEGER, jsonText TEXT, binaryData TEXT);
+"""
+
+
+def write_nsys(tl: Timeline, path: Path, strict: bool = True) -> Path:
+    """The trace as an nsys SQLite export. strict=False drops the NOT NULL constraints (so a
+    hostile timeline can hold NULLs)."""
+    ddl = NSYS_DDL if strict else NSYS_DDL.replace("NOT NULL PRIMARY KEY", "PRIMARY KEY").replace(" NOT NULL", "")
+    con = sqlite3.connect(path)
+    con.execute("pragma synchronous = off")  # a test file: no fsync (it costs 0.2 s per file)
+    con.execute("pragma journal_mode = memory")
+    con.executescript(ddl)
+    strings: dict[Any, int] = {}
+
+    def sid(s: Any) -> int:
+        if s not in strings:
+            strings[s] = len(strings) + 1
+        return strings[s]
+    gpid = tl.pid << 24
+    gtid = gpid | tl.tid
+    kernels, runtime, memcpy, memset, nvtx = [], [], [], [], []
+    node = 0
+    for i, e in enumerate(tl.events):
+        if e.kind == "step":
+            nvtx.append((e.start, e.end, 59, None, None, None, e.name, gtid, None, None, 0))
+        elif e.kind == "launch":
+            runtime.append((e.start, e.end, 0, gtid, e.corr, sid(e.name + "_v7000" if isinstance(e.name, str)
+                                                                 else e.name), 0))
+        elif e.kind == "kernel":
+            node += 1
+            kernels.append((e.start, e.end, tl.device, 1, e.stream, e.corr, gpid, sid(e.name),
+                            sid(e.name.split("(")[0] if isinstance(e.name, str) else e.name), 32, *e.grid,
+                            *e.block, 0, 0, 0, 0, i, node if e.graph else None))
+        elif e.kind == "memcpy":
+            memcpy.append((e.start, e.end, tl.device, 1, e.stream, e.corr, gpid, e.nbytes, 1))
+        elif e.kind == "memset":
+            memset.append((e.start, e.end, tl.device, 1, e.stream, e.corr, gpid, 0, e.nbytes))
+    con.executemany("insert into StringIds values (?, ?)", [(i, s) for s, i in strings.items()])
+    con.executemany("insert into CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, "
+                    "correlationId, globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, "
+                    "blockX, blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+                    "localMemoryTotal, gridId, graphNodeId) values "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", kernels)
+    con.executemany("insert into CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, "
+                    "nameId, returnValue) values (?, ?, ?, ?, ?, ?, ?)", runtime)
+    con.executemany("insert into CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
+                    "correlationId, globalPid, bytes, copyKind) values (?, ?, ?, ?, ?, ?, ?, ?, ?)", memcpy)
+    con.executemany("insert into CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, "
+                    "correlationId, globalPid, value, bytes) values (?, ?, ?, ?, ?, ?, ?, ?, ?)", memset)
+    con.executemany("insert into NVTX_EVENTS (start, end, eventType, rangeId, category, color, text, globalTid, "
+                    "endGlobalTid, textId, domainId) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", nvtx)
+    con.executemany("insert into META_DATA_EXPORT values (?, ?)",
+                    [("EXPORT_PRODUCT_VERSION", "2025.3.2.0"), ("EXPORT_SCHEMA_VERSION", "3.20.3")])
+    con.execute("insert into TARGET_INFO_GPU (vmId, id, name, smCount) values (0, ?, ?, 132)",
+                (tl.device, tl.gpu_name))
+    con.commit()
+    con.close()
+    return path
