@@ -1,0 +1,65 @@
+"""Golden outputs of the README's commands (tests/golden.py; regenerate with
+`python tests/golden.py --update`), the README samples as verbatim excerpts of them, and the
+README's JSON contract as the keys the JSON report really has."""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+
+import pytest
+
+import golden
+
+# samples the README must keep marked (a marker silently dropped would unpin its sample)
+README_SAMPLES = {"report_tp2_graph_torch.txt", "report_tp2_eager_torch.txt", "report_llama_eager_nsys.md"}
+
+
+@pytest.mark.parametrize("name", sorted(golden.CASES))
+def test_golden_output(name):
+    want = (golden.GOLDEN / name).read_text(encoding="utf-8")
+    got = golden.produce(name)
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"tests/golden/{name}", "now"))
+        pytest.fail(f"output of traceattrib {' '.join(golden.CASES[name])} changed; if intended, run "
+                    f"`python tests/golden.py --update` and update README.md samples:\n{diff[:6000]}")
+
+
+def test_readme_samples_are_golden():
+    samples = golden.readme_samples()
+    assert {n for n, _ in samples} >= README_SAMPLES
+    for name, text in samples:
+        assert len(text.splitlines()) >= 5, name
+        assert golden.is_excerpt(text, (golden.GOLDEN / name).read_text(encoding="utf-8")), \
+            f"README sample {name} is not verbatim lines of tests/golden/{name}"
+
+
+def _keys(x, out: set[str]) -> set[str]:
+    if isinstance(x, dict):
+        for k, v in x.items():
+            out.add(k)
+            _keys(v, out)
+    elif isinstance(x, list):
+        for v in x:
+            _keys(v, out)
+    return out
+
+
+def test_readme_json_contract_matches_output():
+    """Every key of a real JSON report is named in the README's contract, and every key the
+    contract names exists (keys that are data - buckets, kinds, ranks, collectives, what-ifs - aside)."""
+    readme = golden.README.read_text(encoding="utf-8")
+    block = readme[readme.index("```jsonc"):]
+    block = block[:block.index("```", 8)]
+    d = json.loads((golden.GOLDEN / "report_tp2_graph_torch.json").read_text(encoding="utf-8"))
+    data_keys = set(d["buckets"]) | {"graph"} | set(d["summary"]["step_counts"]) | set(d["summary"]["by_rank"])
+    for k in d["summary"]["by_kind"].values():
+        data_keys |= set(k.get("what_if") or {}) | {c for c, v in k["collectives"].items() if isinstance(v, dict)}
+    for s in d["steps"]:
+        data_keys |= set(s["collectives"])
+    out = _keys(d, set()) - data_keys
+    documented = set(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', block))
+    assert not out - documented, f"JSON keys missing from the README contract: {sorted(out - documented)}"
+    as_keys = set(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:', block))
+    assert not as_keys - out - data_keys, f"README contract keys the output lacks: {sorted(as_keys - out - data_keys)}"
+    assert len(out) > 60
