@@ -43,7 +43,8 @@ cells = [
        "what moved the decode step?"),
     code("graph = ta.analyze(ta.load(str(FIX / 'llama_graph_torch.pt.trace.json.gz')))\n"
          "res = ta.diff(rep, graph)['kinds']['decode']\n"
-         "print(f\"median decode step {res['median_span_before_ns']/1e6:.2f} ms -> {res['median_span_after_ns']/1e6:.2f} ms\")\n"
+         "print(f\"median decode step {res['median_span_before_ns']/1e6:.2f} ms -> "
+         "{res['median_span_after_ns']/1e6:.2f} ms\")\n"
          "pd.DataFrame(res['contributions']).head(4)"),
     md("## Tensor parallel (TP=2): exposed communication per rank"),
     code("tp = ta.analyze(ta.load(str(FIX / 'tp2_eager_torch')), layers=4)\n"
@@ -53,5 +54,6 @@ cells = [
          "              for r, v in tp.summary['by_rank'].items()}).T"),
     code("for note in tp.notes:\n    print('-', note)"),
 ]
-nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                "language": "python"}})
 nbf.write(nb, __file__.replace("make_deep_dive.py", "deep_dive.ipynb"))

@@ -20,9 +20,9 @@ import re
 import shutil
 import sqlite3
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 TORCH = FIXTURES / "llama_graph_torch.pt.trace.json.gz"        # single GPU, CUDA graphs
@@ -418,7 +418,8 @@ def _wal_case() -> Case:
 def nsys_cases() -> list[Case]:
     K = KERNEL_TABLE
     c = [
-        sqlite_case("kernel-end-before-start", "nsys-values", f"update {K} set end = start - 1000 where rowid % 50 = 0"),
+        sqlite_case("kernel-end-before-start", "nsys-values",
+                    f"update {K} set end = start - 1000 where rowid % 50 = 0"),
         sqlite_case("kernel-start-null", "nsys-values", f"update {K} set start = NULL where rowid % 100 = 0",
                     loosen=(K,)),
         sqlite_case("kernel-end-null", "nsys-values", f'update {K} set "end" = NULL where rowid % 100 = 0',
@@ -427,7 +428,8 @@ def nsys_cases() -> list[Case]:
         sqlite_case("kernel-start-real-1e30", "nsys-values", f"update {K} set start = 1e30 where rowid = 7"),
         sqlite_case("kernel-negative-times", "nsys-values",
                     f"update {K} set start = -5000000000, end = -4999999000 where rowid % 40 = 0"),
-        sqlite_case("nvtx-end-before-start", "nsys-values", "update NVTX_EVENTS set end = start - 10 where rowid % 3 = 0"),
+        sqlite_case("nvtx-end-before-start", "nsys-values",
+                    "update NVTX_EVENTS set end = start - 10 where rowid % 3 = 0"),
         sqlite_case("kernel-end-dropped", "nsys-columns", f'alter table {K} drop column "end"'),
         sqlite_case("kernel-start-renamed", "nsys-columns", f"alter table {K} rename column start to startTime"),
         sqlite_case("kernel-device-dropped", "nsys-columns", f"alter table {K} drop column deviceId"),
@@ -436,7 +438,8 @@ def nsys_cases() -> list[Case]:
         sqlite_case("string-null", "nsys-strings", _strings("NULL"), loosen=("StringIds",)),
         sqlite_case("string-blob", "nsys-strings", _strings("X'6b65726e656c00ff'")),
         sqlite_case("string-invalid-utf8", "nsys-strings", _strings("CAST(X'6b65ff726e656c' AS TEXT)")),
-        sqlite_case("kernel-name-id-dangling", "nsys-strings", f"update {K} set demangledName = 99999999 where rowid % 9 = 0",
+        sqlite_case("kernel-name-id-dangling", "nsys-strings",
+                    f"update {K} set demangledName = 99999999 where rowid % 9 = 0",
                     expect=ANY),
         sqlite_case("text-in-start", "nsys-types", f"update {K} set start = 'soon' where rowid = 11"),
         sqlite_case("text-in-device", "nsys-types", f"update {K} set deviceId = 'gpu0' where rowid % 10 = 0"),
@@ -453,7 +456,8 @@ def nsys_cases() -> list[Case]:
         sqlite_case("metadata-blob-version", "nsys-metadata",
                     "update META_DATA_EXPORT set value = X'323032352e33ff' where name = 'EXPORT_PRODUCT_VERSION'; "
                     "update META_DATA_EXPORT set value = X'00' where name = 'EXPORT_SCHEMA_VERSION';", expect=ANY),
-        sqlite_case("metadata-blob-gpu-name", "nsys-metadata", "update TARGET_INFO_GPU set name = X'4e56ff'", expect=ANY,
+        sqlite_case("metadata-blob-gpu-name", "nsys-metadata", "update TARGET_INFO_GPU set name = X'4e56ff'",
+                    expect=ANY,
                     args=("info", "--format", "json")),
         _wal_case(),
         sqlite_case("nsys-kernel-name-ansi-newline", "terminal",

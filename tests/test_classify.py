@@ -8,13 +8,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 from traceattrib import classify
-from traceattrib.classify import (BUCKETS, base_name, classify_kernels, classify_memops, dtype_change,
-                                  explain, load_rules)
+from traceattrib.classify import (
+    BUCKETS,
+    base_name,
+    classify_kernels,
+    classify_memops,
+    dtype_change,
+    explain,
+    load_rules,
+)
 from traceattrib.errors import TraceError
 from traceattrib.ingest import read
-
-from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 
 LABELLED = Path(__file__).parent / "data" / "labelled_kernels.csv"
 MAIN = ("linear", "attention", "communication", "cast")
@@ -24,7 +30,8 @@ FIXTURE_FILES = ["llama_eager_nsys.sqlite", "llama_eager_torch.pt.trace.json.gz"
 
 DEQUANT = ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
            "::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1}, "
-           "std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, TrivialOffsetCalculator<1, unsigned int>, "
+           "std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, "
+           "TrivialOffsetCalculator<1, unsigned int>, "
            "at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >(int)")
 NOCAST_COPY = ("void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::"
                "direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::"
@@ -135,10 +142,13 @@ def test_dtype_change(types, expect):
 
 @pytest.mark.parametrize("name,base", [
     ("void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, float, int)", "vllm::rms_norm_kernel"),
-    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"),
-    ("void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>>(int)",
+    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+     "ncclDevKernel_AllReduce_Sum_bf16_RING_LL"),
+    ("void at::native::(anonymous namespace)::CatArrayBatchedCopy<"
+     "at::native::(anonymous namespace)::OpaqueType<2u>>(int)",
      "at::native::CatArrayBatchedCopy"),
-    ("void at::native::<unnamed>::CatArrayBatchedCopy<OpaqueType<(unsigned int)2>>(T1 *)", "at::native::CatArrayBatchedCopy"),
+    ("void at::native::<unnamed>::CatArrayBatchedCopy<OpaqueType<(unsigned int)2>>(T1 *)",
+     "at::native::CatArrayBatchedCopy"),
     ("void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*) [clone .kd]", "vllm::rms_norm_kernel"),
     ("triton_poi_fused_add_1.kd", "triton_poi_fused_add_1"),
     ("Memcpy DtoD (Device -> Device)", "Memcpy DtoD"),
@@ -197,7 +207,8 @@ def test_labelled_bucket_exact(labelled, bucket):
     """Every row labelled `bucket` gets it, and no row labelled otherwise does."""
     missed = labelled[(labelled["bucket"] == bucket) & (labelled["pred"] != bucket)]
     wrong = labelled[(labelled["pred"] == bucket) & (labelled["bucket"] != bucket)]
-    fmt = lambda d: [f"{r.bucket}->{r.pred} [{r.rule}] {r.name[:90]} | {r.op}" for r in d.itertuples()]
+    def fmt(d):
+        return [f"{r.bucket}->{r.pred} [{r.rule}] {r.name[:90]} | {r.op}" for r in d.itertuples()]
     assert missed.empty, fmt(missed)
     assert wrong.empty, fmt(wrong)
 
@@ -217,7 +228,8 @@ def test_traps(labelled):
     by = {(r.name, r.op): r for r in traps.itertuples()}
     assert by[("triton_poi_fused_all_to_all_0", "")].rule == "inductor-pointwise"
     # the all_to_all triton kernel stays local even when launched under a collective op
-    assert by[("triton_poi_fused_all_to_all_single_permute_1", "c10d_functional::all_to_all_single")].pred == "elementwise"
+    key = ("triton_poi_fused_all_to_all_single_permute_1", "c10d_functional::all_to_all_single")
+    assert by[key].pred == "elementwise"
     assert by[("multimem_all_reduce_kernel", "")].rule == "custom-allreduce"
     assert by[("_fwd_kernel", "vllm::unified_attention_with_output")].pred == "attention"
 
@@ -304,7 +316,8 @@ def test_memops(rules, fixture_traces):
 
 def test_explain(rules):
     df = explain(["nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "Memcpy DtoD (Device -> Device)",
-                  "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"], rules)
+                  "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT",
+                  "flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>"], rules)
     assert list(df.columns) == ["name", "bucket", "rule"]
     assert df["bucket"].tolist() == ["linear", "memory", "linear", "norm"]
     # op evidence changes the answer for a copy kernel that names no dtypes
@@ -408,9 +421,10 @@ def test_public_traces_op_evidence(rules):
     assert nccl.sum() >= 21 and (c["bucket"][nccl] == "communication").all()
     sg = read(str(files[need[1]]))
     c = classify_kernels(sg.kernels, rules)
-    conv = (sg.kernels["op"].astype(str) == "aten::copy_") & (sg.kernels["op_input_types"].astype(str) == "int,long int,Scalar")
+    op, types = sg.kernels["op"].astype(str), sg.kernels["op_input_types"].astype(str)
+    conv = (op == "aten::copy_") & (types == "int,long int,Scalar")
     assert conv.any() and (c["bucket"][conv] == "cast").all()
-    same = (sg.kernels["op"].astype(str) == "aten::copy_") & (sg.kernels["op_input_types"].astype(str) == "int,int,Scalar")
+    same = (op == "aten::copy_") & (types == "int,int,Scalar")
     assert same.any() and (c["bucket"][same] == "elementwise").all()
     vg = read(str(files[need[2]]))
     c = classify_kernels(vg.kernels, rules)

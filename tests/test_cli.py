@@ -10,9 +10,8 @@ import sys
 
 import pytest
 
-from traceattrib.cli import main
-
 from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
+from traceattrib.cli import main
 
 EAGER = str(FIXTURES / "llama_eager_nsys.sqlite")
 TORCH = str(FIXTURES / "llama_eager_torch.pt.trace.json.gz")
@@ -96,7 +95,8 @@ def test_nsys_export_without_cuda_tracing(capsys, tmp_path):
 
 @needs_shared
 def test_real_export_without_cuda_tracing(capsys):
-    rc, _, err = run(capsys, "report", str(NSYS_VERSIONS / "mabdullahsoyturk_cardiac-simulation__1917303__report1.sqlite"))
+    path = NSYS_VERSIONS / "mabdullahsoyturk_cardiac-simulation__1917303__report1.sqlite"
+    rc, _, err = run(capsys, "report", str(path))
     assert_one_line_error(rc, err, "no CUDA activity")
 
 
@@ -213,7 +213,7 @@ def test_reader_warnings_printed_cold_and_warm(capsys, monkeypatch, tmp_path):
         input_warning(t.meta, "dropped 3 kernels whose end precedes their start (table KERNEL)")
         return t
     monkeypatch.setattr(traceattrib.ingest, "read", read)
-    for cached in (False, True):
+    for _cached in (False, True):
         rc, out, err = run(capsys, "report", str(src), "--format", "json")
         assert rc == 0 and json.loads(out)["steps"]
         assert err == "traceattrib: warning: dropped 3 kernels whose end precedes their start (table KERNEL)\n"

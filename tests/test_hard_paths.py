@@ -12,13 +12,11 @@ import sqlite3
 import numpy as np
 import pytest
 
+from conftest import FIXTURES
+from harness import run_cli
 from traceattrib.ingest import kineto, nsys, read
 from traceattrib.ingest.kineto import parse
-
-from harness import run_cli
 from tracegen import Event, Raw, Timeline, kineto_text, write_nsys
-
-from conftest import FIXTURES
 
 # names that are hard on a byte-level JSON reader: escapes, multi-byte UTF-8 (raw and \u-escaped,
 # with surrogate pairs), text that looks like Kineto's event separator or fields, long names
@@ -114,10 +112,12 @@ def big_trace(tmp_path_factory):
         name = BIG_NAMES[i % 4] + "_" + "p" * (i % 200)
         end = t + 1_000 + 1 + i % 3_000
         rows.append((base * 1000 + t + 1_000, base * 1000 + end, name, i + 1, 7))
-        blocks.append(f'  {{\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, "tid": 4242, '
+        blocks.append(f'  {{\n    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 4242, '
+                      f'"tid": 4242, '
                       f'"ts": {base + t // 1000}.{t % 1000:03d}, "dur": 0.800, "args": {{"External id": {i}, '
                       f'"correlation": {i + 1}}}\n  }}')
-        blocks.append(f'  {{\n    "ph": "X", "cat": "kernel", "name": {json.dumps(name, ensure_ascii=False)}, "pid": 0, '
+        blocks.append(f'  {{\n    "ph": "X", "cat": "kernel", "name": {json.dumps(name, ensure_ascii=False)}, '
+                      f'"pid": 0, '
                       f'"tid": 7, "ts": {base + (t + 1_000) // 1000}.{(t + 1_000) % 1000:03d}, '
                       f'"dur": {(end - t - 1_000) // 1000}.{(end - t - 1_000) % 1000:03d}, "args": {{"device": 0, '
                       f'"stream": 7, "correlation": {i + 1}, "grid": [1, 1, 1], "block": [128, 1, 1]}}\n  }}')

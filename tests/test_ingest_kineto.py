@@ -10,9 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from traceattrib.ingest import kineto, read
-
 from conftest import FIXTURES, PUBLIC, needs_shared, shared_files
+from traceattrib.ingest import kineto, read
 
 TORCH_FIXTURES = ["llama_eager_torch", "llama_graph_torch"]
 
@@ -69,7 +68,8 @@ def test_epoch_scale_timestamps_are_exact():
 
 
 @pytest.mark.parametrize("path", [FIXTURES / "llama_eager_torch.pt.trace.json.gz",
-                                  FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz"], ids=lambda p: p.parent.name + p.name[:5])
+                                  FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz"],
+                         ids=lambda p: p.parent.name + p.name[:5])
 def test_fast_and_exact_paths_agree(path):
     buf = kineto.read_bytes(str(path))
     open_at = kineto.find_events_array(buf)
@@ -81,7 +81,9 @@ def test_fast_and_exact_paths_agree(path):
                 "gsize"):
         assert np.array_equal(fast[key], exact[key]), key
     for key in ("cat", "intypes", "dims", "coll", "cdtype", "pg"):
-        assert list(pd.Series(fast[key]).astype(object).fillna("-")) == list(pd.Series(exact[key]).astype(object).fillna("-")), key
+        def values(c):
+            return list(pd.Series(c).astype(object).fillna("-"))
+        assert values(fast[key]) == values(exact[key]), key
     assert (np.asarray(fast["dims"].astype(object)) != "").sum() > 10000  # record_shapes: dims on the ops
 
 
@@ -110,7 +112,8 @@ def test_eager_fixture_evidence():
     # float -> bf16 casts of the RMSNorms
     assert (casts["op_input_types"].astype(str) == "c10::BFloat16,signed char,Scalar").sum() == 700
     steps = t.ranges[t.ranges["source"] == "user_annotation"]
-    assert list(steps.sort_values("start_ns")["name"].astype(str)) == ["prefill"] + [f"decode_step_{i}" for i in range(24)]
+    names = list(steps.sort_values("start_ns")["name"].astype(str))
+    assert names == ["prefill"] + [f"decode_step_{i}" for i in range(24)]
     gsteps = t.ranges[t.ranges["source"] == "gpu_user_annotation"]
     assert len(gsteps) == 25
 

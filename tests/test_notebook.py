@@ -18,7 +18,8 @@ def test_deep_dive_notebook_executes():
     nb = nbformat.read(path, as_version=4)
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}}).execute()
-    texts = [o.get("text", "") + json.dumps(o.get("data", {})) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    texts = [o.get("text", "") + json.dumps(o.get("data", {}))
+             for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     joined = "\n".join(texts)
     assert "median decode step" in joined and "image/png" in joined
     assert "arrives last at" in joined and "comm wait" in joined

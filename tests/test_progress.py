@@ -4,11 +4,10 @@ from __future__ import annotations
 import io
 import sys
 
+from conftest import FIXTURES
 from traceattrib.cli import main
 from traceattrib.ingest import read
 from traceattrib.progress import Progress
-
-from conftest import FIXTURES
 
 
 class FakeTTY(io.StringIO):
@@ -19,7 +18,7 @@ class FakeTTY(io.StringIO):
 def test_readers_report_monotonic_progress():
     for path in ("llama_eager_nsys.sqlite", "llama_eager_torch.pt.trace.json.gz"):
         seen = []
-        read(str(FIXTURES / path), progress=lambda f, what="": seen.append(f))
+        read(str(FIXTURES / path), progress=lambda f, what="", seen=seen: seen.append(f))
         assert seen and seen[-1] == 1.0
         assert seen == sorted(seen) and all(0.0 <= f <= 1.0 for f in seen)
 

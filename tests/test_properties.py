@@ -114,7 +114,8 @@ def hostile_nsys(draw) -> Timeline:
     tl = draw(timelines())
     for e in tl.events:
         if draw(st.integers(0, 9)) == 0:
-            setattr(e, draw(st.sampled_from(["start", "end", "corr", "name", "stream"])), draw(st.sampled_from(BAD_NSYS)))
+            key = draw(st.sampled_from(["start", "end", "corr", "name", "stream"]))
+            setattr(e, key, draw(st.sampled_from(BAD_NSYS)))
     return tl
 
 
@@ -173,7 +174,8 @@ def test_formats_agree(tl):
     with tempfile.TemporaryDirectory() as d:
         j = Path(d) / "trace.json"
         j.write_text(kineto_text(tl), encoding="utf-8")
-        runs = [run_cli("report", p, "--format", "json", "--no-cache") for p in (j, write_nsys(tl, Path(d) / "t.sqlite"))]
+        paths = (j, write_nsys(tl, Path(d) / "t.sqlite"))
+        runs = [run_cli("report", p, "--format", "json", "--no-cache") for p in paths]
         assert [r.rc for r in runs] in ([0, 0], [2, 2]), "\n".join(map(str, runs))
         if runs[0].rc == 0:
             a, b = (json.loads(r.out) for r in runs)

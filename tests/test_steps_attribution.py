@@ -9,12 +9,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import FIXTURES
 from traceattrib.analysis import analyze
 from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed
 from traceattrib.ingest import read
-from traceattrib.model import GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS, Trace, conform, empty
-
-from conftest import FIXTURES
+from traceattrib.model import (
+    GRAPH_COLUMNS,
+    KERNEL_COLUMNS,
+    LAUNCH_COLUMNS,
+    MEMOP_COLUMNS,
+    RANGE_COLUMNS,
+    Trace,
+    conform,
+    empty,
+)
 
 FIXTURE_FILES = {
     "llama_eager_nsys": "llama_eager_nsys.sqlite",
@@ -149,7 +157,8 @@ def synthetic(kernels: list[tuple[int, int, int, str]], steps: list[tuple[int, i
 
 
 def test_exposed_communication_with_overlap():
-    gemm, nccl = "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+    gemm = "nvjet_sm90_tst_128x8_64x12_4x1_v_bz_TNT"
+    nccl = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
     # step 0..1000: GEMM 0-600 on stream 7, all-reduce 400-900 on stream 9 (200 hidden, 300 exposed), idle 900-1000
     t = synthetic([(0, 600, 7, gemm), (400, 900, 9, nccl), (900, 1000, 7, gemm)],
                   [(-10, 1000, "decode_step_0")])

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
-from typing import Iterator
 
 import numpy as np
 import pandas as pd

@@ -275,7 +275,8 @@ def classify_cmd(file, rules, top, fmt, no_cache, cache_dir):
 @click.argument("names", nargs=-1, required=True)
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra rules, tried before the defaults.")
-@click.option("--op", default="", help="Launching CPU op chain to consider (torch traces), e.g. 'aten::to > aten::_to_copy > aten::copy_'.")
+@click.option("--op", default="",
+              help="Launching CPU op chain to consider (torch traces), e.g. 'aten::to > aten::_to_copy > aten::copy_'.")
 @click.option("--input-types", default="", help="Input dtypes of the launching op, comma-joined.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
 def explain(names, rules, op, input_types, fmt):
@@ -297,7 +298,6 @@ def explain(names, rules, op, input_types, fmt):
 def export(file, outdir, no_cache, cache_dir):
     """Write the normalized tables as Parquet for your own notebooks."""
     from .cache import write_tables
-
     from .render.safe import clean
 
     trace = _load(file, no_cache, cache_dir, require_gpu=False)
@@ -324,7 +324,8 @@ def export(file, outdir, no_cache, cache_dir):
 def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cache, cache_dir):
     """Compare two traces (any formats): per bucket time and exposed time, before and after."""
     from .analysis import analyze
-    from .diff import diff as compare, slower_than
+    from .diff import diff as compare
+    from .diff import slower_than
     from .render import diff as r
 
     rl = _rules(rules)

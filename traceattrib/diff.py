@@ -82,7 +82,8 @@ def _idle_causes(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
 
 def _trace(rep: Report) -> dict[str, Any]:
     m = rep.meta
-    return {k: m.get(k) for k in ("path", "format", "profiler", "profiler_version", "gpus")} | {"evidence": rep.evidence}
+    keys = ("path", "format", "profiler", "profiler_version", "gpus")
+    return {k: m.get(k) for k in keys} | {"evidence": rep.evidence}
 
 
 def slower_than(d: dict[str, Any], pct: float) -> bool:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 ProgressFn = Callable[[float, str], None]
 
@@ -51,7 +52,7 @@ class Progress:
             self.stream.flush()
             self._drawn = False
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -39,7 +39,8 @@ def render_classify(trace: Trace, rules, top: int, fmt: str) -> str:
     out.append(f"unclassified (other): {pct(by_b.get('other', 0) / tot if tot else 0)} of kernel time")
     out.append(f"{'total ms':>10}{'share':>8}{'count':>7}  {'bucket':<14}{'rule':<22}name")
     for r in shown.itertuples():
-        out.append(trunc(f"{ms(r.total_ns):>10}{pct(r.share):>8}{r.count:>7}  {r.bucket:<14}{trunc(r.rule, 21):<22}{r.name}", WIDTH))
+        out.append(trunc(f"{ms(r.total_ns):>10}{pct(r.share):>8}{r.count:>7}  {r.bucket:<14}"
+                         f"{trunc(r.rule, 21):<22}{r.name}", WIDTH))
     if top > 0 and len(g) > top:
         out.append(f"... {len(g) - top} more kernel names (--top 0 lists all)")
     return "\n".join(out) + "\n"
@@ -48,5 +49,6 @@ def render_classify(trace: Trace, rules, top: int, fmt: str) -> str:
 def render_explain(names: list[str], rules, op: str, input_types: str, fmt: str) -> str:
     df = classify.explain(names, rules, op=op, op_input_types=input_types)
     if fmt == "json":
-        return json.dumps([{"name": r.name, "bucket": r.bucket, "rule": r.rule} for r in df.itertuples()], indent=1) + "\n"
+        rows = [{"name": r.name, "bucket": r.bucket, "rule": r.rule} for r in df.itertuples()]
+        return json.dumps(rows, indent=1) + "\n"
     return "".join(f"{r.bucket:<14}{r.rule:<24}{r.name}\n" for r in df.itertuples())

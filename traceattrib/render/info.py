@@ -39,7 +39,8 @@ def _devices(ids: list, names: list) -> str:
         groups.setdefault(g, []).append(i)
     parts = []
     for g, idx in groups.items():
-        ids_txt = f"{idx[0]}-{idx[-1]}" if len(idx) > 2 and idx == list(range(idx[0], idx[-1] + 1)) else ",".join(map(str, idx))
+        run = len(idx) > 2 and idx == list(range(idx[0], idx[-1] + 1))
+        ids_txt = f"{idx[0]}-{idx[-1]}" if run else ",".join(map(str, idx))
         parts.append(f"{ids_txt}: {g}")
     return "; ".join(parts) or "none"
 
