@@ -544,9 +544,10 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     for c in all_cases():
         d = out / c.id.replace("/", "__")
-        d.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir(parents=True)
         p = c.build(d)
-        print(f"{c.id:<55} {c.expect:<17} {p}")
+        print(f"{c.id:<55} {c.expect:<17} {'needs reader validation' if c.reader else 'passes':<24} {p}")
     return 0
 
 

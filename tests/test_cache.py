@@ -5,6 +5,7 @@ import os
 import shutil
 
 import pandas as pd
+import pytest
 
 from conftest import FIXTURES
 from traceattrib import cache
@@ -54,3 +55,21 @@ def test_damaged_entry_is_rebuilt(tmp_path):
     (entry / "kernels.parquet").write_bytes(b"garbage")
     t = cache.load(p, cache_dir=str(d))
     assert t.meta["cached"] is False and len(t.kernels) == 236
+
+
+def test_cached_load_validates_like_a_fresh_one(tmp_path):
+    """`info` caches a trace without GPU work; `report` must then fail exactly as without the cache
+    (it answered IndexError from the cached tables)."""
+    from traceattrib.errors import TraceError
+
+    src = tmp_path / "cpu_only.json"
+    src.write_text('{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", '
+                   '"pid": 1, "tid": 1, "ts": 10.0, "dur": 5.0}]}')
+    d = str(tmp_path / "cache")
+    with pytest.raises(TraceError) as cold:
+        cache.load(str(src), cache_dir=d)
+    assert cache.load(str(src), cache_dir=d, require_gpu=False).meta["cached"] is False  # as `info` does
+    assert len(os.listdir(d)) == 1
+    with pytest.raises(TraceError) as warm:
+        cache.load(str(src), cache_dir=d)
+    assert str(warm.value) == str(cold.value) and "no GPU activity" in str(cold.value)

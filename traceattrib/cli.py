@@ -26,9 +26,10 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True):
     from .cache import load
     from .progress import Progress
+    from .render.safe import clean
 
     # a bar on stderr only when it is a terminal; pipes and files get nothing
-    with Progress(f"loading {os.path.basename(path.rstrip('/')) or path}") as bar:
+    with Progress(f"loading {clean(os.path.basename(path.rstrip('/')) or path)}") as bar:
         trace = load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar)
     _warn(trace.meta)
     return trace
@@ -449,9 +450,6 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError):
             pass
         return EXIT_OK
-    except MemoryError:
-        click.echo("traceattrib: error: out of memory while processing the input", err=True)
-        return EXIT_INPUT
     except Exception as e:  # noqa: BLE001 - anything else is our bug, and says so
         if debug:
             traceback.print_exc()
