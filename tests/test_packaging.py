@@ -41,3 +41,14 @@ def test_matplotlib_only_for_plot():
             "assert rc == 0, rc; assert 'matplotlib' not in sys.modules, 'report imported matplotlib'")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_readme_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    block = readme[readme.index("## Quick start"):]
+    block = block[block.index("```sh") + 5:]
+    commands = block[:block.index("```")].strip().splitlines()
+    assert len(commands) == 2 and "traceattrib report fixtures/" in commands[0]
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    ci = [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
+    assert ci == [commands[1]]
