@@ -505,6 +505,54 @@ def _rank_dir_with_fifo(d: Path) -> Path:
     return r
 
 
+def _bytes(data: bytes, name: str = "trace.json") -> Callable[[Path], Path]:
+    def build(d: Path) -> Path:
+        (d / name).write_bytes(data)
+        return d / name
+    return build
+
+
+def _sqlite_not_nsys(d: Path) -> Path:
+    p = d / "trace.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("create table people (name text)")
+    con.commit()
+    con.close()
+    return p
+
+
+def _empty_dir(d: Path) -> Path:
+    (d / "ranks").mkdir()
+    (d / "ranks" / "readme.txt").write_text("no traces here")
+    return d / "ranks"
+
+
+def basic_cases() -> list[Case]:
+    """The plain bad inputs: empty, not a trace, truncated, the wrong kind of SQLite."""
+    raw = kineto_text().encode()
+    gz = TORCH.read_bytes()
+    return [
+        Case("empty-file", "basic", _bytes(b""), expect=ERROR, needle="empty"),
+        Case("text-file", "basic", _bytes(b"hello, not a trace\n", "notes.txt"), expect=ERROR, needle="not a trace"),
+        Case("png-named-json", "basic", _bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 100), expect=ERROR),
+        Case("truncated-gzip", "basic", _bytes(gz[: len(gz) // 2], "trace.json.gz"), expect=ERROR,
+             needle="truncated"),
+        Case("truncated-json", "basic", _bytes(raw[: len(raw) // 2]), expect=ERROR),
+        Case("json-array", "basic", _bytes(b"[1, 2, 3]"), expect=ERROR),
+        Case("no-trace-events", "basic", _bytes(b'{"schemaVersion": 1}'), expect=ERROR),
+        Case("empty-trace-events", "basic", _bytes(b'{"schemaVersion": 1, "traceEvents": []}'), expect=ERROR,
+             needle="no GPU activity"),
+        Case("sqlite-not-nsys", "basic", _sqlite_not_nsys, expect=ERROR, needle="not an Nsight Systems export"),
+        Case("sqlite-header-then-junk", "basic", _bytes(b"SQLite format 3\x00" + b"\xff" * 200, "t.sqlite"),
+             expect=ERROR),
+        sqlite_case("nsys-without-cuda-tables", "basic",
+                    lambda con: [con.execute(f"drop table {t}") for (t,) in con.execute(
+                        "select name from sqlite_master where type='table' and name like 'CUPTI_%'").fetchall()],
+                    expect=ERROR, needle="-t cuda"),
+        Case("dir-without-traces", "basic", _empty_dir, expect=ERROR, needle="no torch.profiler traces"),
+    ]
+
+
 def file_cases() -> list[Case]:
     return [
         Case("fifo", "special-files", _fifo, expect=ERROR, needle="not a regular file"),
@@ -530,7 +578,7 @@ def _steps_hold_gpu_work(r, path) -> None:
 
 
 def all_cases() -> list[Case]:
-    cases = torch_cases() + nsys_cases() + file_cases()
+    cases = basic_cases() + torch_cases() + nsys_cases() + file_cases()
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     assert NEEDS_READER <= set(ids), f"unknown ids in NEEDS_READER: {NEEDS_READER - set(ids)}"
