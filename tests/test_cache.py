@@ -7,9 +7,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES
 from traceattrib import cache
 from traceattrib.ingest import read
+
+from conftest import FIXTURES
 
 
 def test_second_load_hits_cache_and_is_identical(tmp_path):

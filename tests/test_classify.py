@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 from traceattrib import classify
 from traceattrib.classify import (
     BUCKETS,
@@ -21,6 +20,8 @@ from traceattrib.classify import (
 )
 from traceattrib.errors import TraceError
 from traceattrib.ingest import read
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 
 LABELLED = Path(__file__).parent / "data" / "labelled_kernels.csv"
 MAIN = ("linear", "attention", "communication", "cast")

@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 from traceattrib.cli import main
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 
 EAGER = str(FIXTURES / "llama_eager_nsys.sqlite")
 TORCH = str(FIXTURES / "llama_eager_torch.pt.trace.json.gz")

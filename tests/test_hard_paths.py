@@ -12,10 +12,11 @@ import sqlite3
 import numpy as np
 import pytest
 
-from conftest import FIXTURES
-from harness import run_cli
 from traceattrib.ingest import kineto, nsys, read
 from traceattrib.ingest.kineto import parse
+
+from conftest import FIXTURES
+from harness import run_cli
 from tracegen import Event, Raw, Timeline, kineto_text, write_nsys
 
 # names that are hard on a byte-level JSON reader: escapes, multi-byte UTF-8 (raw and \u-escaped,

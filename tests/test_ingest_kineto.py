@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES, PUBLIC, needs_shared, shared_files
 from traceattrib.ingest import kineto, read
+
+from conftest import FIXTURES, PUBLIC, needs_shared, shared_files
 
 TORCH_FIXTURES = ["llama_eager_torch", "llama_graph_torch"]
 

@@ -8,9 +8,10 @@ import stat
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
 from traceattrib.errors import TraceError
 from traceattrib.ingest import read
+
+from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
 
 NSYS_FIXTURES = ["llama_eager_nsys", "llama_graph_nsys_node", "llama_graph_nsys", "tp2_eager_nsys"]
 

@@ -8,6 +8,7 @@ import tomllib
 from importlib.metadata import metadata, version
 
 import traceattrib
+
 from conftest import FIXTURES, ROOT
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())

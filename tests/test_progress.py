@@ -4,10 +4,11 @@ from __future__ import annotations
 import io
 import sys
 
-from conftest import FIXTURES
 from traceattrib.cli import main
 from traceattrib.ingest import read
 from traceattrib.progress import Progress
+
+from conftest import FIXTURES
 
 
 class FakeTTY(io.StringIO):

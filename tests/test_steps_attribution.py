@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import FIXTURES
 from traceattrib.analysis import analyze
 from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed
 from traceattrib.ingest import read
@@ -23,6 +22,8 @@ from traceattrib.model import (
     conform,
     empty,
 )
+
+from conftest import FIXTURES
 
 FIXTURE_FILES = {
     "llama_eager_nsys": "llama_eager_nsys.sqlite",

@@ -7,9 +7,10 @@ import statistics
 
 import pytest
 
-from conftest import FIXTURES
 from traceattrib.analysis import analyze
 from traceattrib.ingest import read
+
+from conftest import FIXTURES
 
 LAYERS = 4
 TP_FIXTURES = {"tp2_eager_nsys": "tp2_eager_nsys.sqlite", "tp2_eager_torch": "tp2_eager_torch",

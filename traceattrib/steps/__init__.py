@@ -222,7 +222,8 @@ def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
     if table["warmup"].any():
         notes.append(f"{int(table['warmup'].sum())} warm-up step(s) flagged and left out of the summaries")
     if table["outlier"].any():
-        notes.append(f"{int(table['outlier'].sum())} outlier step(s) flagged (span far from the median); kept in summaries")
+        notes.append(f"{int(table['outlier'].sum())} outlier step(s) flagged (span far from the median); "
+                     "kept in summaries")
     outside = int((ops["step"] < 0).sum())
     if outside:
         notes.append(f"{outside} GPU op(s) were launched outside every step and are not in any step")

@@ -91,7 +91,8 @@ def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.
     return pos, values[pos]
 
 
-def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray, attention: np.ndarray | None = None) -> Detection | None:
+def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
+          attention: np.ndarray | None = None) -> Detection | None:
     """Detect steps in one rank's kernel stream (codes/start/end sorted by start), or None.
 
     attention: per kernel, True for attention kernels (None: unknown). With attention kernels the

@@ -219,7 +219,8 @@ def infer_kinds(table: pd.DataFrame, ops: pd.DataFrame, trace: Trace, vocab: Voc
         graphed[m] = gk[ops["src"].to_numpy()[m]]
         graphed |= (ops["kind"] == "graph").to_numpy()
         inside = sid >= 0
-        share = np.bincount(sid[inside & graphed], minlength=n)[:n] / np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
+        share = np.bincount(sid[inside & graphed], minlength=n)[:n] / \
+            np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
         replay = todo & (share >= 0.5)
         if (share >= 0.5).sum() >= 2:
             kind[replay], ev[replay] = "decode", "graph replay"

@@ -146,7 +146,8 @@ def _launch_signatures(trace: Trace, ops: pd.DataFrame, g: pd.DataFrame) -> np.n
     gr = ops[(ops["kind"] == "graph").to_numpy()]
     if len(gr):
         ex = trace.graphs["graph_exec_id"].fillna(trace.graphs["graph_id"]).fillna(-1).astype(np.int64).to_numpy()
-        gg = pd.DataFrame({c: gr[c].to_numpy() for c in key}).assign(size=1, sum=ex[gr["src"].to_numpy()], min=-2, max=-2)
+        gg = pd.DataFrame({c: gr[c].to_numpy() for c in key}).assign(size=1, sum=ex[gr["src"].to_numpy()],
+                                                                      min=-2, max=-2)
         agg = pd.concat([agg, gg.groupby(key).first().reset_index()], ignore_index=True).drop_duplicates(key)
     m = g[key].merge(agg, on=key, how="left").fillna(-1)
     codes, _ = pd.factorize(pd.MultiIndex.from_frame(m[["size", "sum", "min", "max"]].astype(np.int64)))
@@ -253,7 +254,8 @@ def add_eager_forwards(c: Candidate, ops: pd.DataFrame, syncs: pd.DataFrame, att
         if not mine.size:
             continue
         k_med = np.median(np.bincount(step[mine][kern[mine]]))
-        lay_med = _calls(step[mine], ops["name_code"].to_numpy()[mine], attention[mine] if attention is not None else None)
+        lay_med = _calls(step[mine], ops["name_code"].to_numpy()[mine],
+                         attention[mine] if attention is not None else None)
         left = idx[(step[idx] < 0) & kern[idx]]
         if not left.size:
             continue
