@@ -6,7 +6,7 @@
 tests/test_golden.py fails when an output changes. When the change is intended (a new rule, a
 reworded note, a fix in the numbers), run the update, read `git diff tests/golden`, and keep
 README.md in step: every README sample between `<!-- golden FILE -->` and `<!-- /golden -->` must
-be lines of that golden file, verbatim and in one piece.
+be lines of that golden file, verbatim and in order (a line `...` marks lines left out).
 """
 from __future__ import annotations
 
@@ -26,12 +26,13 @@ README = ROOT / "README.md"
 CASES: dict[str, list[str]] = {
     "report_tp2_graph_torch.txt": ["report", "fixtures/tp2_graph_torch", "--layers", "4"],
     "report_tp2_eager_torch.txt": ["report", "fixtures/tp2_eager_torch", "--layers", "4"],
+    "report_tp2_eager_torch_link.txt": ["report", "fixtures/tp2_eager_torch", "--layers", "4", "--what-if-link", "pcie5"],
     "report_llama_eager_nsys.md": ["report", "fixtures/llama_eager_nsys.sqlite", "--format", "md",
                                    "--what-if", "cast=2"],
     "report_llama_eager_nsys_per_step.txt": ["report", "fixtures/llama_eager_nsys.sqlite", "--per-step",
                                              "--what-if", "cast=2"],
     "report_tp2_graph_torch.json": ["report", "fixtures/tp2_graph_torch", "--layers", "4",
-                                    "--what-if", "communication=2", "--format", "json"],
+                                    "--what-if", "communication=2", "--what-if-link", "pcie5", "--format", "json"],
     "info_llama_graph_nsys.txt": ["info", "fixtures/llama_graph_nsys.sqlite"],
     "diff_eager_graph.md": ["diff", "fixtures/llama_eager_nsys.sqlite", "fixtures/llama_graph_torch.pt.trace.json.gz",
                             "--format", "md"],
@@ -69,9 +70,21 @@ def readme_samples() -> list[tuple[str, str]]:
 
 
 def is_excerpt(sample: str, full: str) -> bool:
-    """`sample` is consecutive whole lines of `full`."""
-    s, f = sample.split("\n"), full.split("\n")
-    return any(f[i:i + len(s)] == s for i in range(len(f) - len(s) + 1))
+    """`sample` is whole lines of `full`: consecutive, except that a line `...` stands for any
+    number of skipped lines (the pieces between them appear in order)."""
+    f = full.split("\n")
+    at = 0
+    for piece in "\n".join(sample.split("\n")).split("\n...\n"):
+        s = [line for line in piece.split("\n")]
+        s = s[1:] if s and s[0] == "..." else s
+        s = s[:-1] if s and s[-1] == "..." else s
+        if not s:
+            continue
+        hit = next((i for i in range(at, len(f) - len(s) + 1) if f[i:i + len(s)] == s), None)
+        if hit is None:
+            return False
+        at = hit + len(s)
+    return True
 
 
 def main(argv: list[str]) -> int:

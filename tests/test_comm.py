@@ -154,7 +154,7 @@ def test_wait_plus_transfer_is_the_collective_time_exactly(name):
     st = r.steps.set_index(["rank", "index"])
     per = sc.groupby(["rank", "step"])["comm_ns"].sum()
     assert (per.to_numpy() == st.loc[per.index, "communication_time_ns"].to_numpy()).all()
-    for rk, kinds in r.summary["by_rank"].items():
+    for kinds in r.summary["by_rank"].values():
         d = kinds["decode"]
         assert d["comm_wait_ns"] + d["comm_transfer_ns"] == pytest.approx(d["comm_ns"], rel=1e-12)
 

@@ -12,7 +12,7 @@ import pytest
 import golden
 
 # samples the README must keep marked (a marker silently dropped would unpin its sample)
-README_SAMPLES = {"report_tp2_graph_torch.txt", "report_tp2_eager_torch.txt", "report_llama_eager_nsys.md"}
+README_SAMPLES = {"report_tp2_graph_torch.txt", "report_tp2_eager_torch_link.txt", "report_llama_eager_nsys.md"}
 
 
 @pytest.mark.parametrize("name", sorted(golden.CASES))
@@ -34,6 +34,14 @@ def test_readme_samples_are_golden():
             f"README sample {name} is not verbatim lines of tests/golden/{name}"
 
 
+def test_excerpt_rules():
+    full = "a\nb\nc\nd\ne"
+    assert golden.is_excerpt("b\nc", full) and golden.is_excerpt("a\n...\nd\ne", full)
+    assert golden.is_excerpt("...\nc\n...", full)
+    assert not golden.is_excerpt("c\nb", full) and not golden.is_excerpt("d\n...\nb", full)
+    assert not golden.is_excerpt("a\nc", full) and not golden.is_excerpt("b\nx", full)
+
+
 def _keys(x, out: set[str]) -> set[str]:
     if isinstance(x, dict):
         for k, v in x.items():
@@ -52,7 +60,8 @@ def test_readme_json_contract_matches_output():
     block = readme[readme.index("```jsonc"):]
     block = block[:block.index("```", 8)]
     d = json.loads((golden.GOLDEN / "report_tp2_graph_torch.json").read_text(encoding="utf-8"))
-    data_keys = set(d["buckets"]) | {"graph"} | set(d["summary"]["step_counts"]) | set(d["summary"]["by_rank"])
+    data_keys = set(d["buckets"]) | {"graph"} | set(d["summary"]["step_counts"]) | set(d["summary"]["by_rank"]) \
+        | set(d["summary"]["what_if_link"])
     for k in d["summary"]["by_kind"].values():
         data_keys |= set(k.get("what_if") or {}) | {c for c, v in k["collectives"].items() if isinstance(v, dict)}
     for s in d["steps"]:

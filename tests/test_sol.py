@@ -331,7 +331,7 @@ def run(capsys, *args):
 def test_report_prints_the_floor_from_shapes(capsys):
     rc, out, _ = run(capsys, "report", str(FIXTURES / "llama_eager_torch.pt.trace.json.gz"))
     assert rc == 0
-    lines = [l for l in out.splitlines() if l.startswith("speed of light:")]
+    lines = [line for line in out.splitlines() if line.startswith("speed of light:")]
     assert len(lines) == 2        # decode and prefill
     assert "reading 988 MB at 4.8 TB/s takes 0.206 ms; HBM efficiency" in lines[0]
     assert "MFU" in lines[1] and "GFLOP at 990 TFLOP/s bf16" in lines[1]

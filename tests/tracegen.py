@@ -23,8 +23,9 @@ def us(ns: int, base_us: int = 0) -> Raw:
     """ns as Kineto's microseconds with three decimals, offset by a whole-us base."""
     if not isinstance(ns, int) or isinstance(ns, bool):
         return ns  # a deliberately odd value: written as it is
-    q, r = divmod(ns, 1000)
-    return Raw(f"{base_us + q}.{r:03d}")
+    total = base_us * 1000 + ns
+    q, r = divmod(abs(total), 1000)
+    return Raw(f"{'-' if total < 0 else ''}{q}.{r:03d}")
 
 
 @dataclass
@@ -169,7 +170,13 @@ def write_nsys(tl: Timeline, path: Path, strict: bool = True) -> Path:
     gpid = tl.pid << 24
     gtid = gpid | tl.tid
     kernels, runtime, memcpy, memset, nvtx = [], [], [], [], []
-    node = 0
+    # graphNodeId names a node of a graph, the same at every replay: the k-th kernel of a replay
+    # of n kernels is node 100 n + k (replays of equal length are taken as the same graph)
+    replay_len: dict[Any, int] = {}
+    for e in tl.events:
+        if e.kind == "kernel" and e.graph:
+            replay_len[e.corr] = replay_len.get(e.corr, 0) + 1
+    seen: dict[Any, int] = {}
     for i, e in enumerate(tl.events):
         if e.kind == "step":
             nvtx.append((e.start, e.end, 59, None, None, None, e.name, gtid, None, None, 0))
@@ -177,10 +184,13 @@ def write_nsys(tl: Timeline, path: Path, strict: bool = True) -> Path:
             runtime.append((e.start, e.end, 0, gtid, e.corr, sid(e.name + "_v7000" if isinstance(e.name, str)
                                                                  else e.name), 0))
         elif e.kind == "kernel":
-            node += 1
+            node = None
+            if e.graph:
+                node = 100 * replay_len[e.corr] + seen.get(e.corr, 0)
+                seen[e.corr] = seen.get(e.corr, 0) + 1
             kernels.append((e.start, e.end, tl.device, 1, e.stream, e.corr, gpid, sid(e.name),
                             sid(e.name.split("(")[0] if isinstance(e.name, str) else e.name), 32, *e.grid,
-                            *e.block, 0, 0, 0, 0, i, node if e.graph else None))
+                            *e.block, 0, 0, 0, 0, i, node))
         elif e.kind == "memcpy":
             memcpy.append((e.start, e.end, tl.device, 1, e.stream, e.corr, gpid, e.nbytes, 1))
         elif e.kind == "memset":

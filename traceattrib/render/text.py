@@ -68,7 +68,7 @@ def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
     w(f"{'span':<21}{'':>16}{ms(d['mean_span_ns']):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
     out.extend(idle_advice(d))
     out.extend(_wrap(sol_line(kind, d.get("speed_of_light")), WIDTH, "  "))  # speed of light (sol.py)
-    for key, v in (d.get("what_if") or {}).items():
+    for v in (d.get("what_if") or {}).values():
         w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
                 f"(p90 {bound(v['speedup_bound_p90'])})", WIDTH))
     colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}
