@@ -12,7 +12,8 @@ otherwise always come first and push real opportunities out of the three lines).
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import sol
 from .idle import CAUSES
