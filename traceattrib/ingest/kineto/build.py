@@ -121,8 +121,10 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         "devices": used, "gpus": [names.get(d) or f"device {d}" for d in used],
         "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
         "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
-        "notes": [],
+        "notes": list(c.get("warnings", [])),
     }
+    if c.get("warnings"):
+        meta["warnings"] = list(c["warnings"])
     return Trace(kernels=conform(kern, KERNEL_COLUMNS), memops=conform(mem, MEMOP_COLUMNS),
                  launches=conform(launches, LAUNCH_COLUMNS), ranges=conform(rng, RANGE_COLUMNS),
                  graphs=empty(GRAPH_COLUMNS), cpu_ops=conform(cpu_ops, CPU_OP_COLUMNS), meta=meta)
