@@ -85,5 +85,8 @@ def _read_ranks(directory: str, require_gpu: bool, progress: ProgressFn = noop) 
                 gpus=[g for t in traces for g in t.meta.get("gpus", [])],
                 devices=sorted({d for t in traces for d in t.meta.get("devices", [])}),
                 notes=sorted({n for t in traces for n in t.meta.get("notes", [])}))
+    warnings = [f"{os.path.basename(f)}: {w}" for f, t in zip(files, traces) for w in t.meta.get("warnings", [])]
+    if warnings:
+        meta["warnings"] = warnings
     meta.pop("rank", None)
     return Trace(**merged, meta=meta)
