@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import re
 from decimal import Decimal
 
 import numpy as np
@@ -22,37 +21,14 @@ from hypothesis import strategies as st
 from traceattrib.ingest import kineto, read
 
 from conftest import FIXTURES
+from jsonlayout import NUM, dump, events_last, load, shuffled
 
 SRC = FIXTURES / "llama_graph_torch.pt.trace.json.gz"
-_NUM = "\x00num:"
+_NUM = NUM
 
 
 def _doc(path=SRC) -> dict:
-    with gzip.open(path, "rb") as f:
-        return json.loads(f.read(), parse_float=lambda s: _NUM + s, parse_int=lambda s: _NUM + s)
-
-
-def dump(doc, indent=None, separators=None, sort_keys=False) -> bytes:
-    """JSON text of a document parsed by `_doc`, numbers written back as their original text."""
-    out = json.dumps(doc, indent=indent, separators=separators, sort_keys=sort_keys, ensure_ascii=False)
-    return re.sub(r'"\\u0000num:([^"]*)"', r"\1", out).encode()
-
-
-def shuffled(v, rng: random.Random):
-    """The same JSON value with the keys of every object in a random order."""
-    if isinstance(v, dict):
-        keys = list(v)
-        rng.shuffle(keys)
-        return {k: shuffled(v[k], rng) for k in keys}
-    if isinstance(v, list):
-        return [shuffled(x, rng) for x in v]
-    return v
-
-
-def events_last(doc: dict) -> dict:
-    out = {k: v for k, v in doc.items() if k != "traceEvents"}
-    out["traceEvents"] = doc["traceEvents"]
-    return out
+    return load(path)
 
 
 @pytest.fixture(scope="module")
