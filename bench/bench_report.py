@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIR = Path(os.environ.get("TRACEATTRIB_BENCH_DIR", "/tmp/traceattrib-bench"))
 INPUTS = [("nsys SQLite, 1,001,844 kernels", DIR / "big_nsys.sqlite"),
           ("torch JSON, 312 MiB", DIR / "big_torch.pt.trace.json"),
+          ("torch JSON one line (json.dump), 285 MiB", DIR / "big_torch_oneline.json"),
           ("torch JSON.gz, 20 MiB", DIR / "big_torch.pt.trace.json.gz")]
 MARK = "## Report benchmark"
 
