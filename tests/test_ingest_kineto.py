@@ -73,7 +73,7 @@ def test_epoch_scale_timestamps_are_exact():
 def test_arrow_and_stdlib_paths_agree(path, monkeypatch):
     """The stdlib path (taken for pieces pyarrow refuses) reads every field as pyarrow does."""
     _, fast = kineto.read_columns(str(path))
-    monkeypatch.setattr(kineto.parse, "_arrow", lambda data: (None, False, "forced", False))
+    monkeypatch.setattr(kineto.parse, "_arrow", lambda data, hints=None: (None, False, "forced", False))
     _, exact = kineto.read_columns(str(path))
     for key in ("idx", "ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel",
                 "out_nel", "gsize"):

@@ -69,7 +69,8 @@ _WS = b" \t\r\n"
 _DIMS = re.compile(rb'"Input[ _]Dims"[ \t\r\n]*:[ \t\r\n]*(\[[\[\]0-9, \t\r\n-]*\])')
 _DIMS_TEXT = re.compile(r"[\[\]0-9,-]*")
 # string-valued pid/tid (Kineto's "Spans"/"Traces" rows) are renamed out of the way when pyarrow
-# meets them, so the numeric columns stay typed
+# meets them, so the numeric columns stay typed (then, in later pieces, the common spellings first)
+_LABEL_IDS = [(b'"pid": "', b'"pi_": "'), (b'"tid": "', b'"ti_": "')]
 _LABEL_RE = re.compile(rb'"(pi|ti)d"([ \t\r\n]*:[ \t\r\n]*")')
 _MANY_DIGITS = re.compile(rb"[0-9]{30}")
 # integer args written as text (ROCm traces write "bytes": "8192" on hipMemcpy calls) are moved
@@ -219,6 +220,7 @@ class _Acc:
         self.flows: dict[str, list[np.ndarray]] = {k: [] for k in ("pid", "tid", "ts", "id")}
         self.str = {k: _Strings() for k in STRS}
         self.events = 0          # events seen so far (the index of the next one)
+        self.hints: set = set()  # fixes earlier pieces needed before pyarrow took them (see _arrow)
         self.issues: dict[str, list] = {}  # what -> [count, where the first one is]
 
     # -- pyarrow path ---------------------------------------------------------------------------
@@ -791,7 +793,7 @@ def _parse_piece(path: str, piece, acc: _Acc) -> None:
         return
     data, lens = piece.data, piece.lens
     rows = None  # entry number of each line of `data`, when some entries were left out
-    tab, wide, msg, deep = _arrow(data)
+    tab, wide, msg, deep = _arrow(data, acc.hints)
     if tab is None and "Column() changed" in msg:  # entries that are not objects: skip them
         starts = _starts(lens)
         ok = np.frombuffer(data, dtype=np.uint8)[starts] == ord("{")
@@ -803,7 +805,7 @@ def _parse_piece(path: str, piece, acc: _Acc) -> None:
                 return
             data = b"\n".join(data[a:a + n] for a, n in zip(starts[rows].tolist(), lens[rows].tolist()))
             lens = lens[rows]
-            tab, wide, msg, deep = _arrow(data)
+            tab, wide, msg, deep = _arrow(data, acc.hints)
     if tab is None:  # a value pyarrow cannot take: the stdlib reads the piece and names it
         starts = _starts(lens)
         acc.add_events(_loads(b"[" + b",".join(data[a:a + n] for a, n in zip(starts.tolist(), lens.tolist()))
@@ -819,15 +821,23 @@ def _parse_piece(path: str, piece, acc: _Acc) -> None:
     acc.add_arrow(tab, wide, dims_rows, dims_text, first, rows)
 
 
-def _arrow(data: bytes):
+def _arrow(data: bytes, hints: set | None = None):
     """(pyarrow table, wide, "", deep) of newline-separated events, or (None, False, pyarrow's
     message, False) when pyarrow refuses a value (the caller then takes the stdlib path). `data`
     is not changed: renames happen on a copy. `deep`: Input Dims were renamed out of pyarrow's way
-    (nested deeper than lists of lists of ints)."""
+    (nested deeper than lists of lists of ints). `hints` (kept per file) remembers which fixes
+    earlier pieces needed, so the next pieces apply them before parsing, not after a failed parse."""
     import pyarrow as pa
     import pyarrow.json as pj
 
+    hints = set() if hints is None else hints
     wide = deep = False
+    if "labels" in hints:
+        for old, new in _LABEL_IDS:
+            data = data.replace(old, new)  # the same object when absent: no copy
+    if "deep" in hints:
+        deep = True
+        data = data.replace(b'"Input Dims"', b'"Input_Dims"')
     renamed: set = set()
     msg = ""
     for _ in range(4 + len(_INT_ARGS)):
@@ -843,8 +853,10 @@ def _arrow(data: bytes):
         if "requires scale" in msg and not wide and not _MANY_DIGITS.search(data):
             wide = True  # times with more than 3 decimals
         elif ("Column(/pid)" in msg or "Column(/tid)" in msg) and "string" in msg:
+            hints.add("labels")
             data = _LABEL_RE.sub(rb'"\1_"\2', data)
         elif "/args/Input Dims" in msg and not deep:
+            hints.add("deep")
             deep = True
             data = data.replace(b'"Input Dims"', b'"Input_Dims"')
         elif m and m.group(1) in _INT_KEYS and m.group(1) not in renamed:
