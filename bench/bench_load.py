@@ -9,10 +9,13 @@ Each figure is the median of --runs runs. Files are read warm from the page cach
 read once before timing). Writes bench/RESULTS.md and bench/out/results.json.
 
 Loaders:
-  traceattrib  traceattrib.ingest.read(path)          (no cache) - SQLite, .json, .json.gz
-  HTA          TraceAnalysis(trace_dir=DIR)            DIR holds the same .json (or .json.gz) alone
-HTA 0.5.0 takes a directory and picks up files ending in .json or .gz; its default parser backend
-(ParserBackend.JSON) reads the whole file with json.loads. It runs in its own venv (--hta-python).
+  traceattrib          traceattrib.ingest.read(path)   (no cache) - SQLite, .json (two layouts), .json.gz
+  HTA 0.5.0            TraceAnalysis(trace_dir=DIR)    DIR holds the same .json (or .json.gz) alone
+  traceinsight 0.6.1   the same API (HTA's successor package, same `hta` module)
+HTA takes a directory and picks up files ending in .json or .gz; its default parser backend reads the
+whole file with json.loads. Each runs in its own venv ($HTA_PYTHON, $TRACEINSIGHT_PYTHON):
+    python3 -m venv /tmp/htavenv && /tmp/htavenv/bin/pip install holistictraceanalysis==0.5.0
+    python3 -m venv /tmp/tivenv && /tmp/tivenv/bin/pip install traceinsight==0.6.1
 """
 from __future__ import annotations
 
@@ -31,7 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DIR = Path(os.environ.get("TRACEATTRIB_BENCH_DIR", "/tmp/traceattrib-bench"))
 OURS_PY = os.environ.get("TRACEATTRIB_PYTHON", sys.executable)
-HTA_PY = os.environ.get("HTA_PYTHON", "/tmp/htavenv/bin/python")
+HTA_PY = os.environ.get("HTA_PYTHON", "/tmp/htavenv/bin/python")  # holistictraceanalysis==0.5.0
+TI_PY = os.environ.get("TRACEINSIGHT_PYTHON", "/tmp/tivenv/bin/python")  # traceinsight==0.6.1 (HTA renamed)
 
 CHILD = r'''
 import json, sys, time
@@ -119,8 +123,10 @@ print(json.dumps(v))
 
 def versions() -> dict:
     out = {}
-    for name, py, pkgs in (("traceattrib venv", OURS_PY, ["traceattrib", "numpy", "pandas", "pyarrow"]),
-                           ("HTA venv", HTA_PY, ["HolisticTraceAnalysis", "numpy", "pandas"])):
+    for name, py, pkgs in (("traceattrib venv", OURS_PY, ["traceattrib", "numpy", "pandas", "pyarrow", "msgspec",
+                                                          "adbc-driver-sqlite"]),
+                           ("HTA venv", HTA_PY, ["HolisticTraceAnalysis", "numpy", "pandas"]),
+                           ("traceinsight venv", TI_PY, ["traceinsight", "numpy", "pandas"])):
         try:
             out[name] = json.loads(subprocess.run([py, "-c", _VERSIONS, *pkgs], capture_output=True, check=True,
                                                   text=True).stdout)
@@ -166,62 +172,75 @@ def fmt(x: float | None, spec: str) -> str:
     return "-" if x is None else format(x, spec)
 
 
+LOADERS = [("traceattrib", "ours"), ("HTA 0.5.0", "hta"), ("traceinsight 0.6.1", "hta")]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--hta-runs", type=int, help="runs per HTA measurement (default: --runs)")
     ap.add_argument("--only", choices=["sqlite", "json"])
     ap.add_argument("--no-hta", action="store_true")
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "RESULTS.md")
     a = ap.parse_args()
     d = a.dir
-    sqlite_p, json_p, gz_p = d / "big_nsys.sqlite", d / "big_torch.pt.trace.json", d / "big_torch.pt.trace.json.gz"
-    for p in (sqlite_p, json_p, gz_p, d / "hta_json", d / "hta_gz"):
-        if not p.exists():
-            sys.exit(f"{p} is missing: run python bench/make_inputs.py first")
-
-    cases = []  # (input label, input path for size, loader label, python, tool, arg)
-    if a.only != "json":
-        cases.append(("nsys SQLite", sqlite_p, "traceattrib", OURS_PY, "ours", str(sqlite_p)))
-    if a.only != "sqlite":
-        cases.append(("torch JSON", json_p, "traceattrib", OURS_PY, "ours", str(json_p)))
-        if not a.no_hta:
-            cases.append(("torch JSON", json_p, "HTA", HTA_PY, "hta", str(d / "hta_json")))
-        cases.append(("torch JSON.gz", gz_p, "traceattrib", OURS_PY, "ours", str(gz_p)))
-        if not a.no_hta:
-            cases.append(("torch JSON.gz", gz_p, "HTA", HTA_PY, "hta", str(d / "hta_gz")))
+    pythons = {"traceattrib": OURS_PY, "HTA 0.5.0": HTA_PY, "traceinsight 0.6.1": TI_PY}
+    inputs = [("nsys SQLite", d / "big_nsys.sqlite", None),
+              ("torch JSON, Kineto layout", d / "big_torch.pt.trace.json", d / "hta_json"),
+              ("torch JSON, one line (json.dump)", d / "big_torch_oneline.json", d / "hta_oneline"),
+              ("torch JSON.gz, Kineto layout", d / "big_torch.pt.trace.json.gz", d / "hta_gz")]
+    for _, p, hd in inputs:
+        for q in (p, hd):
+            if q is not None and not q.exists():
+                sys.exit(f"{q} is missing: run python bench/make_inputs.py first")
+    cases = []  # (input label, input path for size, loader label, tool, arg)
+    for inp, p, hta_dir in inputs:
+        if (a.only == "json") == (hta_dir is None) and a.only:
+            continue
+        cases.append((inp, p, "traceattrib", "ours", str(p)))
+        if hta_dir is not None and not a.no_hta:
+            for label, tool in LOADERS[1:]:
+                cases.append((inp, p, label, tool, str(hta_dir)))
 
     results = {}
     print("baselines (interpreter + imports, no load):", flush=True)
     base = {}
-    for tool, py, label in (("ours", OURS_PY, "traceattrib"), ("hta", HTA_PY, "HTA")):
+    for label, tool in LOADERS:
         if tool == "hta" and (a.no_hta or a.only == "sqlite"):
             continue
         print(f"  {label}", flush=True)
-        base[label] = measure(py, tool, "-", a.runs)
-    for inp, p, loader, py, tool, arg in cases:
+        base[label] = measure(pythons[label], tool, "-", a.runs)
+    for inp, p, loader, tool, arg in cases:
         print(f"{inp} ({size(p)}) - {loader}", flush=True)
         warm(Path(arg))
-        results[(inp, loader)] = measure(py, tool, arg, a.runs)
+        runs = a.hta_runs or a.runs if tool == "hta" else a.runs
+        la0 = os.getloadavg()[0]
+        results[(inp, loader)] = measure(pythons[loader], tool, arg, runs)
         results[(inp, loader)]["size"] = size(p)
+        results[(inp, loader)]["loadavg"] = [la0, os.getloadavg()[0]]
 
     # Markdown
-    rows = ["| Input | Size | Loader | Load time (s) | Peak RSS (MiB) | Peak above baseline (MiB) "
-            "| HTA time / ours | HTA peak / ours |",
-            "|---|---|---|---:|---:|---:|---:|---:|"]
+    hta_labels = [lab for lab, t in LOADERS if t == "hta"]
+    rows = ["| Input | Size | Loader | Load time (s) | Peak RSS (MiB) | Peak above baseline (MiB) | "
+            + " | ".join(f"{h} time / ours | {h} peak / ours" for h in hta_labels) + " |",
+            "|---|---|---|---:|---:|---:|" + "---:|---:|" * len(hta_labels)]
     for (inp, loader), r in results.items():
-        hta = results.get((inp, "HTA"))
-        tr = pr = ""
-        if loader == "traceattrib" and hta:
-            tr = f"**{hta['load_s'] / r['load_s']:.1f}x**"
-            pr = f"**{hta['peak_rss_mib'] / r['peak_rss_mib']:.1f}x**"
+        ratios = []
+        for h in hta_labels:
+            hr = results.get((inp, h))
+            if loader == "traceattrib" and hr:
+                ratios += [f"**{hr['load_s'] / r['load_s']:.1f}x**", f"**{hr['peak_rss_mib'] / r['peak_rss_mib']:.1f}x**"]
+            else:
+                ratios += ["", ""]
         b = base[loader]["peak_rss_mib"]
         rows.append(f"| {inp} | {r['size']} | {loader} | {r['load_s']:.2f} | {r['peak_rss_mib']:.0f} | "
-                    f"{r['peak_rss_mib'] - b:.0f} | {tr} | {pr} |")
+                    f"{r['peak_rss_mib'] - b:.0f} | " + " | ".join(ratios) + " |")
     table = "\n".join(rows)
     rows_info = "\n".join(f"- {inp}, {loader}: {json.dumps(r['rows'])}; load runs "
                           f"{', '.join(f'{x:.2f}' for x in r['load_s_all'])} s; peak runs "
-                          f"{', '.join(f'{x:.0f}' for x in r['peak_rss_mib_all'])} MiB"
+                          f"{', '.join(f'{x:.0f}' for x in r['peak_rss_mib_all'])} MiB; load average "
+                          f"{r['loadavg'][0]:.1f} -> {r['loadavg'][1]:.1f}"
                           for (inp, loader), r in results.items())
     base_info = "\n".join(f"- {k}: {v['peak_rss_mib']:.0f} MiB peak RSS, {v['process_s']:.2f} s process wall "
                           f"(interpreter + imports)" for k, v in base.items())
@@ -236,13 +255,16 @@ Generated by `python bench/make_inputs.py && python bench/bench_load.py` on {m['
 
 Load time: the load call alone, in a fresh interpreter after its imports (`traceattrib.ingest.read(path)`,
 no cache; `TraceAnalysis(trace_dir=DIR)` with DIR holding the same file alone). Peak RSS: the whole
-child process (`os.wait4` ru_maxrss: interpreter + imports + load). Median of {a.runs} runs each; page
-cache warm. Ratios are HTA / traceattrib on the same file (HTA reads no SQLite).
+child process (`os.wait4` ru_maxrss: interpreter + imports + load). Median of {a.runs} runs each
+({a.hta_runs or a.runs} for HTA); page cache warm. Ratios are HTA / traceattrib on the same file (HTA reads
+no SQLite). The machine is shared: the load average before and after each measurement is listed below.
 
 Inputs (`bench/make_inputs.py`, deterministic): `big_nsys.sqlite` = fixtures/llama_eager_nsys.sqlite
 repeated 153x shifted in time (1,001,844 kernels, 2,114,154 runtime calls); `big_torch.pt.trace.json`
 = fixtures/llama_eager_torch.pt.trace.json.gz's events repeated 18x shifted in time, in Kineto's layout
-(879,844 events, 117,864 kernels); `.json.gz` is the same bytes gzipped.
+(879,844 events, 117,864 kernels); `big_torch_oneline.json` = the same document on one line as Python's
+`json.dump` writes it (what trace mergers and trimming scripts produce), numbers verbatim; `.json.gz` is
+the Kineto-layout bytes gzipped.
 
 Rows loaded and every run:
 {rows_info}
@@ -258,7 +280,7 @@ Machine: {m['nproc']} cores (`nproc`), {m['ram']} RAM, {m['cpu']}, {m['os']}.
     out.mkdir(exist_ok=True)
     (out / "results.json").write_text(json.dumps(
         {"machine": m, "versions": v, "baselines": base,
-         "results": [{"input": i, "loader": l, **r} for (i, l), r in results.items()]}, indent=1))
+         "results": [{"input": i, "loader": lab, **r} for (i, lab), r in results.items()]}, indent=1))
     print()
     print(table)
     print(f"\nwrote {a.results}")

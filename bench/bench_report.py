@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIR = Path(os.environ.get("TRACEATTRIB_BENCH_DIR", "/tmp/traceattrib-bench"))
 INPUTS = [("nsys SQLite, 1,001,844 kernels", DIR / "big_nsys.sqlite"),
           ("torch JSON, 312 MiB", DIR / "big_torch.pt.trace.json"),
+          ("torch JSON one line (json.dump), 285 MiB", DIR / "big_torch_oneline.json"),
           ("torch JSON.gz, 20 MiB", DIR / "big_torch.pt.trace.json.gz")]
 MARK = "## Report benchmark"
 
@@ -35,8 +36,8 @@ def wall(cmd: list[str], env: dict) -> float:
 
 
 def cached_load(path: Path, env: dict) -> float:
-    code = ("import time, traceattrib as ta; t0 = time.perf_counter(); t = ta.load(%r); "
-            "assert t.meta['cached']; print(time.perf_counter() - t0)" % str(path))
+    code = (f"import time, traceattrib as ta; t0 = time.perf_counter(); t = ta.load({str(path)!r}); "
+            "assert t.meta['cached']; print(time.perf_counter() - t0)")
     out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
     return float(out.stdout.strip())
 
@@ -63,8 +64,8 @@ def main() -> None:
              f"{os.cpu_count()} cores. Whole-command wall time, imports included; median of {a.runs}.", "",
              "| Input | report, no cache (s) | report, cache filled (s) | cached load alone (s) |",
              "|---|---:|---:|---:|"]
-    for label, c, w, l, *_ in rows:
-        lines.append(f"| {label} | {c:.2f} | {w:.2f} | {l:.2f} |")
+    for label, c, w, load_s, *_ in rows:
+        lines.append(f"| {label} | {c:.2f} | {w:.2f} | {load_s:.2f} |")
     lines += ["", "Runs: " + "; ".join(f"{r[0]}: no cache {', '.join(f'{x:.2f}' for x in r[4])}, "
                                        f"cached {', '.join(f'{x:.2f}' for x in r[5])}, "
                                        f"load {', '.join(f'{x:.2f}' for x in r[6])}" for r in rows), ""]

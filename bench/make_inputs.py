@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import math
 import os
 import re
@@ -137,15 +138,17 @@ def make_json(out: Path, min_mib: float) -> tuple[Path, Path]:
             w(PRETTY_SEP.join(pieces))  # copy 0: the original events, in order
             for k in range(1, copies):
                 dt, di = k * period_us, k * id_stride
-                shifted = ts_re.sub(lambda m: b'"ts": %d' % (int(m[1]) + dt), block)
-                shifted = id_re.sub(lambda m: b'"%s": %d' % (m[1], int(m[2]) + di), shifted)
+                shifted = ts_re.sub(lambda m, dt=dt: b'"ts": %d' % (int(m[1]) + dt), block)
+                shifted = id_re.sub(lambda m, di=di: b'"%s": %d' % (m[1], int(m[2]) + di), shifted)
                 w(PRETTY_SEP)
                 w(shifted)
                 n_events += len(body)
             w(tail)
+    oneline = make_json_oneline(out, src, first, last, body, copies, period_us, id_stride, id_re, ts_re)
     os.makedirs(out / "hta_json", exist_ok=True)
     os.makedirs(out / "hta_gz", exist_ok=True)
-    for d, f in ((out / "hta_json", dst), (out / "hta_gz", gz)):
+    os.makedirs(out / "hta_oneline", exist_ok=True)
+    for d, f in ((out / "hta_json", dst), (out / "hta_gz", gz), (out / "hta_oneline", oneline)):
         for old in d.iterdir():
             old.unlink()
         os.link(f, d / f.name)
@@ -154,6 +157,41 @@ def make_json(out: Path, min_mib: float) -> tuple[Path, Path]:
           f"{gz.stat().st_size / 2**20:.1f} MiB; {copies} copies of {TORCH_SRC.name}, {n_events:,} events, "
           f"{kernels:,} kernels, period {period_us} us, id stride {id_stride}")
     return dst, gz
+
+
+_NUM = "\x00num:"
+
+
+def _dump_verbatim(v) -> bytes:
+    """One-line JSON as Python's json.dump writes it, every number written as its original text."""
+    out = json.dumps(v, ensure_ascii=False)
+    return re.sub(r'"\\u0000num:([^"]*)"', r"\1", out).encode()
+
+
+def make_json_oneline(out: Path, src: bytes, first: int, last: int, body: list[bytes], copies: int,
+                      period_us: int, id_stride: int, id_re, ts_re) -> Path:
+    """big_torch_oneline.json: the same events as big_torch.pt.trace.json, re-saved the way a
+    script using json.dump would (one line, ", " and ": " separators), numbers kept verbatim."""
+    def parse(b: bytes):
+        return json.loads(b, parse_float=lambda x: _NUM + x, parse_int=lambda x: _NUM + x)
+
+    doc = parse(src)
+    events = doc["traceEvents"]
+    doc["traceEvents"] = ["\x00EVENTS"]
+    head, tail = _dump_verbatim(doc).split(b'["\\u0000EVENTS"]')
+    line_all = b", ".join(_dump_verbatim(e) for e in events)
+    line_body = b", ".join(_dump_verbatim(parse(b"{" + p + b"}")) for p in body)
+    dst = out / "big_torch_oneline.json"
+    with open(dst, "wb") as f:
+        f.write(head + b"[" + line_all)
+        for k in range(1, copies):
+            dt, di = k * period_us, k * id_stride
+            shifted = ts_re.sub(lambda m, dt=dt: b'"ts": %d' % (int(m[1]) + dt), line_body)
+            shifted = id_re.sub(lambda m, di=di: b'"%s": %d' % (m[1], int(m[2]) + di), shifted)
+            f.write(b", " + shifted)
+        f.write(b"]" + tail)
+    print(f"{dst}: {dst.stat().st_size / 2**20:.1f} MiB (the same trace on one line, as json.dump writes it)")
+    return dst
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from traceattrib.ingest import kineto, nsys, read
+from traceattrib.ingest import kineto, read
 from traceattrib.ingest.kineto import parse
 
 from conftest import FIXTURES
@@ -59,16 +59,8 @@ def expected_rows(tl: Timeline, base_ns: int = 0) -> list[tuple]:
     return sorted(out)
 
 
-@pytest.fixture
-def no_exact_path(monkeypatch):
-    """Fail if the streaming path gives up and the exact path reads the file."""
-    def refuse(path, step=None):
-        raise AssertionError("the streaming path gave up: the exact path was taken")
-    monkeypatch.setattr(parse, "_read_whole", refuse)
-
-
 @pytest.mark.parametrize("gz", [False, True], ids=["json", "json.gz"])
-def test_escapes_across_piece_boundaries(tmp_path, monkeypatch, no_exact_path, gz):
+def test_escapes_across_piece_boundaries(tmp_path, monkeypatch, gz):
     """Small pieces put a read boundary inside every kind of string escape and UTF-8 sequence."""
     tl = tricky_timeline()
     text = kineto_text(tl, base_us=5110374980015).encode("utf-8")
@@ -82,16 +74,15 @@ def test_escapes_across_piece_boundaries(tmp_path, monkeypatch, no_exact_path, g
         assert kernel_rows(kineto.read(str(p))) == want, f"CHUNK_BYTES={size}"
 
 
-def test_exact_path_block_boundaries(tmp_path, monkeypatch):
-    """The exact path (any JSON layout) cuts the events array into blocks too."""
+def test_compact_layout_piece_boundaries(tmp_path, monkeypatch):
+    """Any JSON layout (here one line, as json.dump writes) is cut into pieces the same way."""
     tl = tricky_timeline(150)
     p = tmp_path / "t.json"
     p.write_text(kineto_text(tl, layout="compact"), encoding="utf-8")
     want = expected_rows(tl)
-    real = parse.event_bounds
     for size in (4_096, 5_003, 1 << 20):
-        monkeypatch.setattr(parse, "event_bounds", lambda buf, at, s=size: real(buf, at, chunk_bytes=s))
-        assert kernel_rows(kineto.read(str(p))) == want, f"chunk_bytes={size}"
+        monkeypatch.setattr(parse, "CHUNK_BYTES", size)
+        assert kernel_rows(kineto.read(str(p))) == want, f"CHUNK_BYTES={size}"
 
 
 BIG_NAMES = ["nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", TRICKY[0], TRICKY[4],
@@ -127,7 +118,7 @@ def big_trace(tmp_path_factory):
     return p, sorted(rows)
 
 
-def test_file_over_one_piece(big_trace, no_exact_path):
+def test_file_over_one_piece(big_trace):
     p, want = big_trace
     assert p.stat().st_size > parse.CHUNK_BYTES + (4 << 20)
     got = kineto.read(str(p))
@@ -136,7 +127,7 @@ def test_file_over_one_piece(big_trace, no_exact_path):
     assert len(got.launches) == 80_000 and got.launches["correlation"].is_unique
 
 
-def test_file_over_one_piece_gzip(big_trace, tmp_path, no_exact_path):
+def test_file_over_one_piece_gzip(big_trace, tmp_path):
     p, want = big_trace
     gz = tmp_path / "big.json.gz"
     gz.write_bytes(gzip.compress(p.read_bytes(), compresslevel=1))
@@ -227,11 +218,17 @@ def test_nsys_real_values_and_without_rowid_tables(tmp_path):
 
 
 def test_nsys_many_row_chunks(tmp_path, monkeypatch):
-    """Tables read as many rowid ranges (the threaded group_concat path) give the same rows."""
+    """Tables read as many rowid ranges in parallel (with gaps in the rowids) give the same rows, on
+    both engines (ADBC and the stdlib fallback)."""
+    from traceattrib.ingest import _sqlite
+
     p, tl = _export(tmp_path, "delete from CUPTI_ACTIVITY_KIND_KERNEL where rowid in (3, 4, 17);")
     want = [r for r in expected_rows(tl) if r[3] not in (3, 4, 17)]  # rowid i holds correlation i
-    monkeypatch.setattr(nsys._Db, "CHUNK_ROWS", 4)
+    monkeypatch.setattr(_sqlite, "PART_ROWS", 4)
+    monkeypatch.setattr(_sqlite, "FETCH_ROWS", 3)
     assert kernel_rows(read(str(p))) == want and len(want) == 27
+    monkeypatch.setenv("TRACEATTRIB_SQLITE_ENGINE", "sqlite3")
+    assert kernel_rows(read(str(p))) == want
 
 
 # --- the per-rank table of the text report -----------------------------------------------------------

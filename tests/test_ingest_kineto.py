@@ -69,27 +69,28 @@ def test_epoch_scale_timestamps_are_exact():
 
 
 @pytest.mark.parametrize("path", [FIXTURES / "llama_eager_torch.pt.trace.json.gz",
-                                  FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz"],
-                         ids=lambda p: p.parent.name + p.name[:5])
-def test_fast_and_exact_paths_agree(path):
-    buf = kineto.read_bytes(str(path))
-    open_at = kineto.find_events_array(buf)
-    close_at, spans = kineto.event_bounds(buf, open_at)
-    fast = kineto._read_fast(buf, open_at, close_at)
-    exact = kineto._read_exact(str(path), buf, spans)
-    assert fast is not None
-    for key in ("ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel", "out_nel",
-                "gsize"):
+                                  FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz"], ids=lambda p: p.parent.name + p.name[:5])
+def test_arrow_and_stdlib_paths_agree(path, monkeypatch):
+    """The stdlib path (taken for pieces pyarrow refuses) reads every field as pyarrow does."""
+    _, fast = kineto.read_columns(str(path))
+    monkeypatch.setattr(kineto.parse, "_arrow", lambda data, hints=None: (None, False, "forced", False))
+    _, exact = kineto.read_columns(str(path))
+    for key in ("idx", "ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel",
+                "out_nel", "gsize"):
         assert np.array_equal(fast[key], exact[key]), key
-    for key in ("cat", "intypes", "dims", "coll", "cdtype", "pg"):
-        def values(c):
-            return list(pd.Series(c).astype(object).fillna("-"))
-        assert values(fast[key]) == values(exact[key]), key
+    for k in ("grid", "block"):
+        for i in range(3):
+            assert np.array_equal(fast[k][i], exact[k][i]), (k, i)
+    for key in ("cat", "name", "intypes", "dims", "coll", "cdtype", "pg"):
+        assert list(pd.Series(fast[key]).astype(object).fillna("-")) == list(pd.Series(exact[key]).astype(object).fillna("-")), key
+    for key in ("pid", "tid", "ts", "id"):
+        assert np.array_equal(fast["flows"][key], exact["flows"][key]), key
     assert (np.asarray(fast["dims"].astype(object)) != "").sum() > 10000  # record_shapes: dims on the ops
+    assert fast["warnings"] == exact["warnings"] == []
 
 
-def test_compact_json_uses_exact_path(tmp_path):
-    # a trace re-saved without Kineto's indentation still loads, through the exact path
+def test_compact_json(tmp_path):
+    # a trace re-saved without Kineto's indentation loads with the same times
     src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"
     with gzip.open(src, "rb") as f:
         doc = json.load(f, parse_float=Decimal)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -152,3 +153,53 @@ def test_two_process_capture_has_two_ranks():
     assert set(t.kernels["device"]) == {0, 1}
     # each process drives its own GPU
     assert t.kernels.groupby("rank")["device"].nunique().tolist() == [1, 1]
+
+
+# -- the two SQLite engines (ADBC and the sqlite3 fallback) ---------------------------------------
+
+ENGINE_FILES = [FIXTURES / f"{n}.sqlite" for n in NSYS_FIXTURES] + shared_files(NSYS_VERSIONS, "*.sqlite")
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: p.name[:40])
+def test_engines_give_identical_tables(path, monkeypatch):
+    pytest.importorskip("adbc_driver_sqlite")
+    from traceattrib.ingest import _sqlite
+
+    assert _sqlite._adbc() is not None
+    fast = read(str(path), require_gpu=False)
+    monkeypatch.setenv("TRACEATTRIB_SQLITE_ENGINE", "sqlite3")
+    assert _sqlite._adbc() is None
+    plain = read(str(path), require_gpu=False)
+    for name, table in fast.tables().items():
+        pd.testing.assert_frame_equal(table, plain.tables()[name], check_exact=True, obj=name)
+    assert fast.meta == plain.meta
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: p.name[:40])
+def test_integer_columns_equal_sqlite(path):
+    """Every kernel's and API call's times, ids and launch dims, as SQLite itself returns them."""
+    import sqlite3
+
+    t = read(str(path), require_gpu=False)
+    con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+    checks = [("CUPTI_ACTIVITY_KIND_KERNEL", t.kernels,
+               {"start": "start_ns", "end": "end_ns", "deviceId": "device", "streamId": "stream",
+                "correlationId": "correlation", "gridX": "grid_x", "blockX": "block_x", "blockZ": "block_z"}),
+              ("CUPTI_ACTIVITY_KIND_RUNTIME", None,
+               {"start": "start_ns", "end": "end_ns", "correlationId": "correlation"})]
+    for table, ours, cols in checks:
+        if table not in tables:
+            continue
+        sql = f"select {', '.join(cols)} from {table} order by start, \"end\", correlationId"
+        want = pd.DataFrame(con.execute(sql).fetchall(), columns=list(cols.values()))
+        if ours is None:  # launches hold runtime and driver calls: take the runtime ones
+            drv = set()
+            if "CUPTI_ACTIVITY_KIND_DRIVER" in tables:
+                drv = {r[0] for r in con.execute("select correlationId from CUPTI_ACTIVITY_KIND_DRIVER")}
+            ours = t.launches[~t.launches["correlation"].isin(drv)]
+        got = ours[list(cols.values())].sort_values(["start_ns", "end_ns", "correlation"], kind="stable")
+        assert len(got) == len(want) > 0
+        for c in cols.values():
+            assert (got[c].to_numpy(np.int64) == want[c].to_numpy(np.int64)).all(), (table, c)
+    con.close()

@@ -23,7 +23,6 @@ from tracegen import Event, Raw, Timeline, kineto_text, write_nsys
 
 SETTINGS = dict(deadline=None, derandomize=True, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-READER = pytest.mark.xfail(strict=True, reason="reader validation: issue 15 item 1")
 # a hostile example that fails is expected (until the readers validate): no time spent shrinking it
 NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 QUIET = pytest.mark.filterwarnings("ignore:Generating overly large repr")  # the unshrunk example's repr
@@ -150,9 +149,8 @@ def test_generated_nsys(tl):
         _run_both(write_nsys(tl, Path(d) / "trace.sqlite"))
 
 
-@READER
 @QUIET
-@settings(max_examples=20, phases=NO_SHRINK, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)
 @given(text=hostile_kineto())
 def test_hostile_kineto(text):
     with tempfile.TemporaryDirectory() as d:
@@ -161,9 +159,8 @@ def test_hostile_kineto(text):
         _run_both(p)
 
 
-@READER
 @QUIET
-@settings(max_examples=20, phases=NO_SHRINK, **SETTINGS)
+@settings(max_examples=20, **SETTINGS)
 @given(tl=hostile_nsys())
 def test_hostile_nsys(tl):
     with tempfile.TemporaryDirectory() as d:

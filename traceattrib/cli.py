@@ -36,10 +36,20 @@ def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = 
 
 
 def _warn(meta: dict) -> None:
-    """The reader's warnings (rows dropped, values repaired), one line each, cached or not."""
+    """Keep the reader's warnings (rows dropped, values repaired), cached or not, for `main` to print
+    when the command succeeds: a failing command prints its one error line only."""
+    ctx = click.get_current_context(silent=True)
+    pending = ctx.find_root().obj if ctx is not None else None
+    if isinstance(pending, list):
+        pending.extend(meta.get("warnings") or [])
+    else:  # called outside `main` (tests invoking the click group directly)
+        _print_warnings(meta.get("warnings") or [])
+
+
+def _print_warnings(warnings: list[str]) -> None:
     from .render.safe import clean
 
-    for w in meta.get("warnings") or []:
+    for w in dict.fromkeys(warnings):  # once each, in order
         click.echo(f"traceattrib: warning: {clean(w)}", err=True)
 
 
@@ -419,14 +429,17 @@ _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (see the module docstring)."""
     debug = bool(os.environ.get("TRACEATTRIB_DEBUG"))
+    warnings: list[str] = []  # the readers' warnings, printed only when the command succeeds
     try:
-        rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False)
+        rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False, obj=warnings)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
+        _print_warnings(warnings)
         return rv if isinstance(rv, int) else EXIT_OK  # not standalone: click returns Exit codes
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("traceattrib: aborted", err=True)
         return 130
-    except click.exceptions.Exit as e:
+    except click.exceptions.Exit as e:  # the diff gate (1) or --help / --version (0)
+        _print_warnings(warnings)
         return e.exit_code
     except _NO_ARGS as e:  # `traceattrib` alone: the help, as click prints it
         click.echo(e.format_message(), err=True)

@@ -9,7 +9,7 @@ import pandas as pd
 from ..errors import TraceError
 from ..model import TABLES, Trace, conform
 from ..progress import ProgressFn, noop
-from . import kineto, nsys
+from . import kineto, nsys, nsysrep
 
 TORCH_SUFFIXES = (".json", ".json.gz")
 
@@ -29,9 +29,8 @@ def detect(path: str) -> str:
         return "torch"
     if not head:
         raise TraceError(f"{path}: empty file")
-    if path.endswith(".nsys-rep") or path.endswith(".qdrep"):
-        raise TraceError(f"{path}: an Nsight Systems report; export it first: "
-                         f"nsys export --type sqlite {os.path.basename(path)}")
+    if nsysrep.is_report(path):
+        return "nsys-rep"
     raise TraceError(f"{path}: not a trace (expected an Nsight Systems SQLite export or torch.profiler JSON)")
 
 
@@ -52,7 +51,9 @@ def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Tr
     if os.path.isdir(path):
         return _read_ranks(path, require_gpu, progress)
     fmt = detect(path)
-    if fmt == "nsys":
+    if fmt == "nsys-rep":  # exported to SQLite once (cached), then read as any export
+        t = nsys.read(nsysrep.to_sqlite(path), require_gpu=require_gpu, progress=progress)
+    elif fmt == "nsys":
         t = nsys.read(path, require_gpu=require_gpu, progress=progress)
     else:
         t = kineto.read(path, require_gpu=require_gpu, progress=progress)
@@ -85,5 +86,8 @@ def _read_ranks(directory: str, require_gpu: bool, progress: ProgressFn = noop) 
                 gpus=[g for t in traces for g in t.meta.get("gpus", [])],
                 devices=sorted({d for t in traces for d in t.meta.get("devices", [])}),
                 notes=sorted({n for t in traces for n in t.meta.get("notes", [])}))
+    warnings = [f"{os.path.basename(f)}: {w}" for f, t in zip(files, traces) for w in t.meta.get("warnings", [])]
+    if warnings:
+        meta["warnings"] = warnings
     meta.pop("rank", None)
     return Trace(**merged, meta=meta)

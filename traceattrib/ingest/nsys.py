@@ -3,25 +3,37 @@
 Tables and optional columns are found by probing the file, never by version number: exports
 differ in which tables exist (META_DATA_EXPORT vs EXPORT_META_DATA vs none, TARGET_INFO_GPU vs
 TARGET_INFO_CUDA_GPU), in kernel columns (graphId, mangledName, greenContextId come and go) and in
-NVTX columns (textId, domainId). The file is opened read-only and immutable: nothing is written.
+NVTX columns (textId, domainId). Columns are read as Arrow through `_sqlite.SqliteSource`
+(read-only; nothing is written beside the file).
+
+Every value is checked where it is read, on whole columns: a column the reader needs but the
+table lacks, or a non-integer value in an integer column, is a TraceError naming the table,
+column and row; rows that cannot be placed on the timeline (NULL times, end < start, times
+below 0 or beyond 2**62 ns) are dropped and counted in a warning (meta["warnings"], also in the notes).
 """
 from __future__ import annotations
 
-import os
-import sqlite3
-import threading
-from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import quote
-
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
 from ..errors import TraceError
-from ..model import (CPU_OP_COLUMNS, GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
-                     Trace, conform, empty)
 from ..intervals import nesting_depth
+from ..model import (
+    CPU_OP_COLUMNS,
+    GRAPH_COLUMNS,
+    KERNEL_COLUMNS,
+    LAUNCH_COLUMNS,
+    MEMOP_COLUMNS,
+    RANGE_COLUMNS,
+    Trace,
+    conform,
+    empty,
+)
 from . import nccl_nvtx
+from ._sqlite import Columns, SqliteSource
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 MEMCPY_TABLE = "CUPTI_ACTIVITY_KIND_MEMCPY"
@@ -32,6 +44,7 @@ GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 NVTX_TABLE = "NVTX_EVENTS"
 OSRT_TABLE = "OSRT_API"  # OS runtime calls (poll, futex, sem_wait, ...) when captured with -t osrt
 CUDA_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, DRIVER_TABLE, GRAPH_TABLE)
+GPU_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, GRAPH_TABLE)
 
 # CUpti_ActivityMemcpyKind, stable across CUPTI versions; names as `nsys stats` prints them.
 COPY_KINDS = {0: "memcpy_unknown", 1: "memcpy_htod", 2: "memcpy_dtoh", 3: "memcpy_htoa",
@@ -43,232 +56,155 @@ NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
-# columns each table is read for (the keys `_Db.prefetch` and `_Db.select` share)
-KERNEL_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "demangledName",
-               "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"]
-MEMOP_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes", "graphNodeId"]
-MEMCPY_WANT = MEMOP_WANT + ["copyKind"]
-LAUNCH_WANT = ["start", "end", "globalTid", "correlationId", "nameId"]
-NVTX_WANT = ["start", "end", "eventType", "text", "textId", "globalTid", "domainId"]
-OSRT_WANT = ["start", "end", "globalTid", "nameId"]
-GRAPH_WANT = ["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "graphId", "graphExecId"]
+# Times beyond this many ns (146 years) are not real: rejecting them also keeps end - start and
+# every later sum of spans inside int64.
+TIME_LIMIT_NS = 1 << 62
+INT32_MAX = (1 << 31) - 1
+
+# Columns each table is read for: (required, optional). Every export from nsys 2021.2 on has the
+# required ones; a missing one (dropped or renamed) is a TraceError, a missing optional one a
+# default. Name columns hold StringIds ids (or, in the oldest exports, the text itself).
+KERNEL_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"],
+               ["gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"])
+KERNEL_NAMES = ["demangledName", "shortName"]  # at least one
+MEMOP_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"], ["graphNodeId"])
+MEMCPY_COLS = (MEMOP_COLS[0] + ["copyKind"], MEMOP_COLS[1])
+LAUNCH_COLS = (["start", "end", "globalTid", "correlationId", "nameId"], [])
+NVTX_COLS = (["start", "eventType"], ["end", "textId", "globalTid", "domainId"])
+GRAPH_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"], ["graphId", "graphExecId"])
+OSRT_COLS = (["start", "end", "globalTid", "nameId"], [])
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """Open read-only; `immutable=1` also keeps SQLite from creating journal or lock files."""
-    uri = f"file:{quote(os.path.abspath(path))}?mode=ro&immutable=1"
-    try:
-        con = sqlite3.connect(uri, uri=True)
-        con.execute("select count(*) from sqlite_master").fetchone()
-    except sqlite3.DatabaseError as e:
-        raise TraceError(f"{path}: not a readable SQLite file ({e})") from None
-    return con
+class _Reader:
+    """One export being read: its source, its string table, and the warnings collected."""
 
+    def __init__(self, src: SqliteSource):
+        self.src = src
+        self.path = src.path
+        self.warnings: list[str] = []
+        self._strings: tuple[np.ndarray, pa.Array] | None = None
 
-class _Db:
-    """Probed view of one export: which tables and columns exist.
+    # -- columns --------------------------------------------------------------------------------
 
-    Integer columns are fetched without one Python object per value: worker threads (each with
-    its own read-only connection; sqlite3 releases the GIL while a statement runs) aggregate
-    rowid ranges of a table with group_concat, and pyarrow parses the text into int64 arrays.
-    `prefetch` queues that work so the large tables load in parallel while earlier ones are built.
-    """
+    def columns(self, table: str, spec: tuple[list[str], list[str]], names: list[str] | None = None) -> list[str]:
+        """The columns to read from `table`; TraceError naming the first required one it lacks."""
+        have = self.src.columns(table)
+        required, optional = spec
+        for c in required:
+            if c not in have:
+                raise TraceError(f"{self.path}: table {table} has no column {c} "
+                                 f"(it has: {', '.join(have) or 'no columns'})")
+        cols = required + [c for c in optional if c in have]
+        if names is not None:
+            got = [c for c in names if c in have]
+            if not got:
+                raise TraceError(f"{self.path}: table {table} has no name column ({' or '.join(names)})")
+            cols += got
+        return cols
 
-    CHUNK_ROWS = 1 << 18  # rowids per group_concat query
+    def fetch(self, table: str, spec, names=None):
+        cols = self.columns(table, spec, names)
+        return self.src.fetch(table, cols, either=tuple(names or ()))
 
-    def __init__(self, con: sqlite3.Connection, path: str):
-        self.con, self.path = con, path
-        self.tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
-        self._cols: dict[str, list[str]] = {}
-        self._info: dict[str, dict[str, tuple[str, bool]]] = {}
-        self._pending: dict[tuple[str, tuple[str, ...]], list] = {}
-        self._pool = None
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
+    # -- validation -----------------------------------------------------------------------------
 
-    def has(self, table: str) -> bool:
-        return table in self.tables
+    def timeline_rows(self, table: str, c: Columns, required: tuple[str, ...] = (),
+                      among: str = "") -> np.ndarray | None:
+        """Rows that can be placed on the timeline, or None when all can.
 
-    def cols(self, table: str) -> list[str]:
-        if table not in self._cols:
-            info = list(self.con.execute(f"pragma table_info('{table}')"))
-            self._cols[table] = [r[1] for r in info]
-            self._info[table] = {r[1]: (str(r[2] or ""), bool(r[3])) for r in info}
-        return self._cols[table]
+        Dropped (and counted in a warning): NULL start or end (or NULL in a `required` column),
+        end < start, and times below 0 or beyond TIME_LIMIT_NS."""
+        n = c.n
+        s, e = c.int("start"), c.int("end")
+        null = c.null("start") | c.null("end")
+        for col in required:
+            null |= c.null(col)
+        backwards = ~null & (e < s)
+        # nsys times count from the session's start: a negative one cannot be placed either
+        huge = ~null & ((s < 0) | (s > TIME_LIMIT_NS) | (e < 0) | (e > TIME_LIMIT_NS))
+        bad = null | backwards | huge
+        nbad = int(bad.sum())
+        if not nbad:
+            return None
+        why = [f"{k} {what}" for k, what in ((int(null.sum()), "with a NULL time or device"),
+                                             (int((backwards & ~huge).sum()), "with end < start"),
+                                             (int(huge.sum()), "with a time below 0 or beyond 2**62 ns")) if k]
+        self.warnings.append(f"{table}: dropped {nbad:,} of {n:,} rows that cannot be placed on the timeline "
+                             f"({', '.join(why)}{self._first_rowid(table, required, among)})")
+        return ~bad
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-        for c in self._conns:
-            c.close()
-        self._conns.clear()
+    def _first_rowid(self, table: str, required: tuple[str, ...], among: str) -> str:
+        """'; first at rowid N' for the first row timeline_rows drops (found by SQL, only when some are)."""
+        if not self.src.rowid_ok(table):
+            return ""
+        lim = TIME_LIMIT_NS
+        cond = " or ".join([f'"{x}" is null' for x in ("start", "end") + required] +
+                           ['"end" < "start"'] + [f'"{x}" {op} {v}' for x in ("start", "end")
+                                                   for op, v in (("<", 0), (">", lim))])
+        sql = f'select min(rowid) from "{table}" where ({cond})' + (f" and ({among})" if among else "")
+        first = self.src.rows(sql, table)[0][0]
+        return f"; first at rowid {first}" if first is not None else ""
 
-    # -- fast integer columns ------------------------------------------------------------------
-
-    def _int_cols(self, table: str, have: list[str]) -> list[str]:
-        """Columns with INTEGER affinity (SQLite's rule: the declared type contains "INT")."""
-        self.cols(table)
-        return [c for c in have if "INT" in self._info[table][c][0].upper()]
-
-    def _worker_con(self) -> sqlite3.Connection:
-        con = getattr(self._local, "con", None)
-        if con is None:
-            con = sqlite3.connect(f"file:{quote(os.path.abspath(self.path))}?mode=ro&immutable=1", uri=True,
-                                  check_same_thread=False)
-            con.text_factory = bytes
-            self._local.con = con
-            with self._lock:
-                self._conns.append(con)
-        return con
-
-    def prefetch(self, table: str, wanted: list[str]) -> None:
-        """Start loading the integer columns of `table` in the background (no-op when absent)."""
-        key = (table, tuple(wanted))
-        if key in self._pending or not self.has(table):
+    def in_range(self, table: str, col: str, a: np.ndarray, lo: int, hi: int) -> None:
+        """TraceError when a value of column `col` lies outside [lo, hi]."""
+        if not a.size:
             return
-        have = [c for c in wanted if c in self.cols(table)]
-        ints = self._int_cols(table, have)
-        if not ints or {c.lower() for c in self.cols(table)} & {"rowid", "oid", "_rowid_"}:
-            return  # (a column named like the rowid would shadow it in the range queries)
-        try:
-            # two statements: SQLite answers a lone min() or max() of the rowid from the b-tree,
-            # but both in one statement scan the whole table
-            lo = self.con.execute(f"select min(rowid) from {table}").fetchone()[0]
-            hi = self.con.execute(f"select max(rowid) from {table}").fetchone()[0]
-        except sqlite3.DatabaseError:
-            return  # e.g. a WITHOUT ROWID table: the plain path reads it
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1)),
-                                            thread_name_prefix="traceattrib-sqlite")
-        futures = []
-        if lo is not None:
-            for a in range(lo, hi + 1, self.CHUNK_ROWS):
-                futures.append(self._pool.submit(self._fetch_chunk, table, ints, a, min(a + self.CHUNK_ROWS, hi + 1)))
-        self._pending[key] = [ints, futures]
+        out = (a < lo) | (a > hi)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise TraceError(f"{self.path}: table {table}, column {col}: {int(out.sum()):,} value(s) outside "
+                             f"{lo}..{hi} (row {i}: {int(a[i])})")
 
-    def _fetch_chunk(self, table: str, ints: list[str], a: int, b: int):
-        """One rowid range [a, b) of integer columns; None where a column is not all integers."""
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
+    # -- strings --------------------------------------------------------------------------------
 
-        info = self._info[table]
-        # the separator is a literal newline: char(10) would be evaluated once per row
-        agg = ", ".join(f"group_concat({c}, '\n')" if info[c][1] else f"group_concat(ifnull({c}, ''), '\n')"
-                        for c in ints)
-        row = self._worker_con().execute(
-            f"select count(*), {agg} from {table} where rowid >= {a} and rowid < {b}").fetchone()
-        n, texts = row[0], row[1:]
-        out = {}
-        for c, text in zip(ints, texts):
-            if n == 0:
-                out[c] = np.empty(0, np.int64)
-                continue
-            if text is None:  # a NOT NULL column cannot aggregate to NULL over n > 0 rows
-                out[c] = None
-                continue
-            try:
-                col = pcsv.read_csv(
-                    pa.py_buffer(text + b"\n"),
-                    read_options=pcsv.ReadOptions(column_names=["v"], use_threads=False, block_size=1 << 26),
-                    parse_options=pcsv.ParseOptions(ignore_empty_lines=False, quote_char=False),
-                    convert_options=pcsv.ConvertOptions(column_types={"v": pa.int64()}, null_values=[""],
-                                                        strings_can_be_null=False)).column(0)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                out[c] = None  # REAL or TEXT values: read this column the plain way
-                continue
-            if len(col) != n:
-                out[c] = None
-                continue
-            # like _to_array: int64 without NULLs, float64 with NaN for NULLs
-            out[c] = col.to_numpy(zero_copy_only=False) if col.null_count else \
-                col.combine_chunks().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-        return out
-
-    def _collect(self, key) -> dict[str, np.ndarray | None]:
-        ints, futures = self._pending.pop(key)
-        parts = [f.result() for f in futures]
-        out = {}
-        for c in ints:
-            arrs = [p[c] for p in parts]
-            if any(a is None for a in arrs):
-                out[c] = None
-            elif not arrs:
-                out[c] = np.empty(0, np.int64)
+    def strings(self) -> tuple[np.ndarray, pa.Array]:
+        """StringIds as (sorted ids, their texts)."""
+        if self._strings is None:
+            if not self.src.has("StringIds"):
+                self._strings = (np.empty(0, np.int64), pa.array([], pa.string()))
             else:
-                out[c] = np.concatenate(arrs) if len(arrs) > 1 else arrs[0]
-        return out
+                p = self.src.fetch("StringIds", self.columns("StringIds", (["id", "value"], [])), text=("value",))
+                c = p.result()
+                if p.bad_utf8:
+                    self.warnings.append(f"StringIds: {p.bad_utf8:,} strings are not valid UTF-8 "
+                                         "(shown with U+FFFD)")
+                ids = c.int("id", -1)
+                order = np.argsort(ids, kind="stable")
+                values = c.text("value").combine_chunks()
+                if values.null_count:
+                    self.warnings.append(f"StringIds: {values.null_count:,} strings are NULL (shown as empty names)")
+                    values = pc.fill_null(values, "")
+                self._strings = (ids[order], values.take(pa.array(order)))
+        return self._strings
 
-    # ------------------------------------------------------------------------------------------
-
-    def select(self, table: str, wanted: list[str], where: str = "") -> dict[str, np.ndarray]:
-        """Columns of `table` as numpy arrays; columns the table lacks come back as None."""
-        have = [c for c in wanted if c in self.cols(table)]
-        if not have:
-            return {c: None for c in wanted}
-        out: dict[str, np.ndarray] = {c: None for c in wanted}
-        fast: dict[str, np.ndarray | None] = {}
-        if not where:
-            self.prefetch(table, wanted)
-            key = (table, tuple(wanted))
-            if key in self._pending:
-                try:
-                    fast = self._collect(key)
-                except sqlite3.DatabaseError as e:
-                    raise TraceError(f"{self.path}: cannot read table {table} ({e})") from None
-        for c, a in fast.items():
-            if a is not None:
-                out[c] = a
-        rest = [c for c in have if fast.get(c) is None]
-        if not rest:
-            return out
-        sql = f"select {', '.join(rest)} from {table} {where}"
-        try:
-            rows = self.con.execute(sql).fetchall()
-        except sqlite3.DatabaseError as e:
-            raise TraceError(f"{self.path}: cannot read table {table} ({e})") from None
-        if rows:
-            cols = list(zip(*rows))
+    def lookup(self, uniq: np.ndarray) -> np.ndarray:
+        """Texts (object array) of distinct string ids; '<string N>' for an id StringIds lacks."""
+        ids, values = self.strings()
+        out = np.empty(uniq.size, dtype=object)
+        if ids.size:
+            pos = np.minimum(np.searchsorted(ids, uniq), ids.size - 1)
+            hit = ids[pos] == uniq
         else:
-            cols = [() for _ in rest]
-        for c, vals in zip(rest, cols):
-            out[c] = _to_array(vals)
+            pos, hit = np.zeros(uniq.size, np.int64), np.zeros(uniq.size, bool)
+        if hit.any():
+            texts = values.take(pa.array(pos[hit])).fill_null("")
+            out[hit] = np.asarray(texts.to_numpy(zero_copy_only=False), dtype=object)
+        for i in np.flatnonzero(~hit):  # only ids that StringIds lacks: few or none
+            out[i] = f"<string {int(uniq[i])}>" if uniq[i] >= 0 else ""
         return out
 
-    def strings(self) -> dict[int, str]:
-        if not self.has("StringIds"):
-            return {}
-        return dict(self.con.execute("select id, value from StringIds"))
-
-
-def _to_array(vals: tuple) -> np.ndarray:
-    """int64 array when every value is an int, else float (NULLs -> nan) or object."""
-    try:
-        return np.fromiter(vals, dtype=np.int64, count=len(vals))
-    except (TypeError, ValueError):
-        pass
-    try:
-        return np.array([np.nan if v is None else v for v in vals], dtype=np.float64)
-    except (TypeError, ValueError):
-        return np.array(vals, dtype=object)
-
-
-def _ids_to_category(ids: np.ndarray, strings: dict[int, str]) -> pd.Categorical:
-    """Map StringIds ids (or literal strings in very old exports) to a categorical."""
-    if ids is None:
-        return None
-    if ids.dtype == object:  # literal text stored in the column
-        return pd.Categorical(pd.Series(ids).fillna("").astype(str))
-    if ids.dtype.kind == "f":
-        ids = np.nan_to_num(ids, nan=-1).astype(np.int64)
-    uniq, inv = _unique_inverse(ids.astype(np.int64, copy=False))
-    cats = [strings.get(int(i), "" if i < 0 else f"<string {int(i)}>") for i in uniq]
-    # distinct ids can hold equal text; from_codes needs unique categories
-    cat_index = pd.Index(cats)
-    if cat_index.is_unique:
-        return pd.Categorical.from_codes(inv, categories=cat_index)
-    return pd.Categorical(np.asarray(cats, dtype=object)[inv])
+    def names(self, c: Columns, col: str) -> pd.Categorical:
+        """A name column (StringIds ids, or text in the oldest exports) as a categorical."""
+        if c.is_text(col):
+            return pd.Categorical(np.asarray(c.text(col).fill_null("").to_numpy(zero_copy_only=False), dtype=object))
+        ids = c.int(col, -1)
+        uniq, inv = _unique_inverse(ids)
+        cats = self.lookup(uniq)
+        cat_index = pd.Index(cats)
+        if cat_index.is_unique:
+            return pd.Categorical.from_codes(inv, categories=cat_index)
+        # distinct ids can hold equal text; from_codes needs unique categories
+        return pd.Categorical(cats[inv])
 
 
 def _unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,151 +229,163 @@ def _tid(global_tid: np.ndarray) -> np.ndarray:
     return global_tid.astype(np.int64) & 0xFFFFFF
 
 
-def _nullable(a: np.ndarray | None, n: int) -> pd.arrays.IntegerArray:
-    """Nullable Int64 array; NULLs (nan after fetching) become <NA>."""
-    if a is None:
-        return pd.array(np.zeros(n, np.int64), dtype="Int64").__class__(np.zeros(n, np.int64), np.ones(n, bool))
-    if a.dtype.kind == "f":
-        mask = np.isnan(a)
-        return pd.arrays.IntegerArray(np.where(mask, 0, a).astype(np.int64), mask)
-    return pd.arrays.IntegerArray(a.astype(np.int64, copy=False), np.zeros(len(a), bool))
+def _nullable(c: Columns, col: str) -> pd.arrays.IntegerArray:
+    """Nullable Int64 array; NULLs (and an absent column) become <NA>."""
+    return pd.arrays.IntegerArray(c.int(col), c.null(col))
 
 
-def _int(a: np.ndarray | None, n: int, fill: int = 0) -> np.ndarray:
-    if a is None:
-        return np.full(n, fill, dtype=np.int64)
-    if a.dtype.kind == "f":
-        return np.nan_to_num(a, nan=fill).astype(np.int64)
-    return a.astype(np.int64, copy=False)
+def _valid(r: _Reader, table: str, pending, required: tuple[str, ...] = ()) -> Columns:
+    """The table's rows that can be placed on the timeline."""
+    c = pending.result()
+    keep = r.timeline_rows(table, c, required)
+    return c if keep is None else c.take(keep)
 
 
 def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
     """Load an Nsight Systems SQLite export into a Trace.
 
-    require_gpu: raise TraceError when the export holds no CUDA activity at all (captured
-    without `-t cuda`); `traceattrib info` passes False to describe such files anyway.
+    require_gpu: raise TraceError when the export holds no GPU activity at all (captured
+    without `-t cuda`, or empty activity tables); `traceattrib info` passes False to describe
+    such files anyway.
     """
-    con = connect(path)
-    db = None
+    src = SqliteSource(path)
     try:
-        db = _Db(con, path)
+        r = _Reader(src)
         nsys_markers = {"StringIds", "TARGET_INFO_GPU", "ThreadNames", "ProcessStreams"}
-        if not (db.tables & nsys_markers) and not any(db.has(t) for t in CUDA_TABLES + (NVTX_TABLE,)):
+        if not (src.tables & nsys_markers) and not any(src.has(t) for t in CUDA_TABLES + (NVTX_TABLE,)):
             raise TraceError(f"{path}: SQLite file is not an Nsight Systems export "
                              "(no StringIds/TARGET_INFO/CUPTI tables)")
-        if require_gpu and not any(db.has(t) for t in (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, GRAPH_TABLE)):
-            what = "CUDA API calls but no GPU activity" if db.has(RUNTIME_TABLE) else "no CUDA activity"
+        if require_gpu and not any(src.has(t) for t in GPU_TABLES):
+            what = "CUDA API calls but no GPU activity" if src.has(RUNTIME_TABLE) else "no CUDA activity"
             raise TraceError(f"{path}: Nsight Systems export with {what}; "
                              "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
-        # the big tables load in worker threads while the main thread builds the earlier ones
-        # (in the order the builders below consume them)
-        for table, want in ((KERNEL_TABLE, KERNEL_WANT), (MEMCPY_TABLE, MEMCPY_WANT), (MEMSET_TABLE, MEMOP_WANT),
-                            (RUNTIME_TABLE, LAUNCH_WANT), (DRIVER_TABLE, LAUNCH_WANT), (NVTX_TABLE, NVTX_WANT),
-                            (GRAPH_TABLE, GRAPH_WANT), (OSRT_TABLE, OSRT_WANT)):
-            db.prefetch(table, want)
+        # every table starts loading now (worker threads, rowid ranges); the builders below wait
+        # for each in the order they consume them
+        pend = {}
+        for table, spec, names in ((KERNEL_TABLE, KERNEL_COLS, KERNEL_NAMES), (MEMCPY_TABLE, MEMCPY_COLS, None),
+                                   (MEMSET_TABLE, MEMOP_COLS, None), (RUNTIME_TABLE, LAUNCH_COLS, None),
+                                   (DRIVER_TABLE, LAUNCH_COLS, None), (GRAPH_TABLE, GRAPH_COLS, None),
+                                   (OSRT_TABLE, OSRT_COLS, None)):
+            if table == OSRT_TABLE and src.has(table) and not set(spec[0]) <= set(src.columns(table)):
+                continue  # optional evidence: an OS-runtime table of another shape is left out
+            if src.has(table):
+                pend[table] = r.fetch(table, spec, names)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
-        strings = db.strings()
+        r.strings()
         # fractions: rough shares of load time on large exports (kernels and API calls dominate)
         step(0.05, "kernels")
-        kernels = _kernels(db, strings)
+        kernels = _kernels(r, pend.get(KERNEL_TABLE))
         step(0.40, "memory ops")
-        memops = _memops(db)
+        memops = _memops(r, pend.get(MEMCPY_TABLE), pend.get(MEMSET_TABLE))
         step(0.45, "API calls")
-        launches = _launches(db, strings)
+        launches = _launches(r, [(t, pend[t]) for t in (RUNTIME_TABLE, DRIVER_TABLE) if t in pend])
         step(0.85, "NVTX ranges")
-        ranges = _nvtx(db, strings)
+        ranges = _nvtx(r)
         step(0.95, "graphs")
-        graphs = _graphs(db)
-        cpu_ops = _osrt(db, strings)
-        meta = _meta(db, kernels)
+        graphs = _graphs(r, pend.get(GRAPH_TABLE))
+        cpu_ops = _osrt(r, pend.get(OSRT_TABLE))
+        meta = _meta(r, kernels)
+        nccl = nccl_nvtx.read(src.read_path)  # the file as read: a WAL database's copy included
     finally:
-        if db is not None:
-            db.close()
-        con.close()
+        src.close()
+    if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
+        dropped = "; every row was dropped as invalid" if r.warnings else ""
+        raise TraceError(f"{path}: Nsight Systems export with no GPU activity (its kernel, memory and graph "
+                         f"tables are empty{dropped}); profile with `nsys profile -t cuda,nvtx` while the GPU "
+                         "runs work")
     _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
     # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
-    kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl_nvtx.read(path), meta.get("world_size"))
+    kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl, meta.get("world_size"))
     notes = meta.setdefault("notes", [])
     if len(graphs) and not len(kernels[kernels["graph_id"].notna()]):
         notes.append("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "
                      "inside graphs are not in the trace, so graph replays cannot be split into buckets; "
                      "re-capture with `nsys profile --cuda-graph-trace=node` for a per-kernel breakdown")
+    if r.warnings:
+        meta["warnings"] = list(r.warnings)
+        notes.extend(r.warnings)
     return Trace(kernels=kernels, memops=memops, launches=launches, ranges=ranges, graphs=graphs,
                  cpu_ops=cpu_ops, meta=meta)
 
 
-def _kernels(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
-    if not db.has(KERNEL_TABLE):
+def _kernels(r: _Reader, pending) -> pd.DataFrame:
+    if pending is None:
         return empty(KERNEL_COLUMNS)
-    c = db.select(KERNEL_TABLE, KERNEL_WANT)
-    n = len(c["start"]) if c["start"] is not None else 0
+    c = _valid(r, KERNEL_TABLE, pending, ("deviceId",))
+    n = c.n
     if n == 0:
         return empty(KERNEL_COLUMNS)
-    name_ids = c["demangledName"] if c["demangledName"] is not None else c["shortName"]
+    dev = c.int("deviceId")
+    r.in_range(KERNEL_TABLE, "deviceId", dev, 0, INT32_MAX)
+    dims = {}
+    for col, key in (("gridX", "grid_x"), ("gridY", "grid_y"), ("gridZ", "grid_z"),
+                     ("blockX", "block_x"), ("blockY", "block_y"), ("blockZ", "block_z")):
+        dims[key] = c.int(col)
+        r.in_range(KERNEL_TABLE, col, dims[key], 0, INT32_MAX)
+    name = r.names(c, "demangledName" if "demangledName" in c else "shortName")
+    short = r.names(c, "shortName") if "shortName" in c else name
     df = pd.DataFrame({
-        "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
-        "name": _ids_to_category(name_ids, strings),
-        "short_name": _ids_to_category(c["shortName"] if c["shortName"] is not None else name_ids, strings),
-        "device": _int(c["deviceId"], n).astype(np.int32),
-        "stream": _int(c["streamId"], n),
-        "correlation": _int(c["correlationId"], n),
-        "pid": _pid(_int(c["globalPid"], n)),
-        "grid_x": _int(c["gridX"], n), "grid_y": _int(c["gridY"], n), "grid_z": _int(c["gridZ"], n),
-        "block_x": _int(c["blockX"], n), "block_y": _int(c["blockY"], n), "block_z": _int(c["blockZ"], n),
-        "graph_id": _nullable(c["graphId"], n),
-        "graph_node_id": _nullable(c["graphNodeId"], n),
+        "start_ns": c.int("start"), "end_ns": c.int("end"),
+        "name": name, "short_name": short,
+        "device": dev.astype(np.int32),
+        "stream": c.int("streamId"),
+        "correlation": c.int("correlationId"),
+        "pid": _pid(c.int("globalPid")),
+        **dims,
+        "graph_id": _nullable(c, "graphId"),
+        "graph_node_id": _nullable(c, "graphNodeId"),
     }, copy=False)
     # Older exports have graphNodeId but no graphId: a node id still marks a graph kernel.
-    if c["graphId"] is None and c["graphNodeId"] is not None:
+    if "graphId" not in c and "graphNodeId" in c:
         df["graph_id"] = df["graph_node_id"].where(df["graph_node_id"].isna(), 0)
     return conform(df, KERNEL_COLUMNS)
 
 
-def _memops(db: _Db) -> pd.DataFrame:
+def _memop_frame(r: _Reader, table: str, pending, kind) -> pd.DataFrame | None:
+    c = _valid(r, table, pending, ("deviceId",))
+    n = c.n
+    if not n:
+        return None
+    dev = c.int("deviceId")
+    r.in_range(table, "deviceId", dev, 0, INT32_MAX)
+    nbytes = c.int("bytes")
+    r.in_range(table, "bytes", nbytes, 0, np.iinfo(np.int64).max)
+    if kind is None:  # memcpy: the copy direction
+        uk, inv = np.unique(c.int("copyKind"), return_inverse=True)
+        kind = pd.Categorical.from_codes(inv.reshape(-1), categories=pd.Index(
+            [COPY_KINDS.get(int(k), f"memcpy_{int(k)}") for k in uk]))
+    return pd.DataFrame({
+        "start_ns": c.int("start"), "end_ns": c.int("end"), "kind": kind,
+        "bytes": nbytes, "device": dev, "stream": c.int("streamId"),
+        "correlation": c.int("correlationId"), "pid": _pid(c.int("globalPid")),
+        "graph_node_id": _nullable(c, "graphNodeId")}, copy=False)
+
+
+def _memops(r: _Reader, memcpy, memset) -> pd.DataFrame:
     parts = []
-    if db.has(MEMCPY_TABLE):
-        c = db.select(MEMCPY_TABLE, MEMCPY_WANT)
-        n = len(c["start"]) if c["start"] is not None else 0
-        if n:
-            kinds = _int(c["copyKind"], n)
-            parts.append(pd.DataFrame({
-                "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
-                "kind": pd.Categorical([COPY_KINDS.get(int(k), f"memcpy_{int(k)}") for k in np.unique(kinds)])
-                .take(np.searchsorted(np.unique(kinds), kinds)) if n else [],
-                "bytes": _int(c["bytes"], n), "device": _int(c["deviceId"], n), "stream": _int(c["streamId"], n),
-                "correlation": _int(c["correlationId"], n), "pid": _pid(_int(c["globalPid"], n)),
-                "graph_node_id": _nullable(c["graphNodeId"], n)}, copy=False))
-    if db.has(MEMSET_TABLE):
-        c = db.select(MEMSET_TABLE, MEMOP_WANT)
-        n = len(c["start"]) if c["start"] is not None else 0
-        if n:
-            parts.append(pd.DataFrame({
-                "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n), "kind": "memset",
-                "bytes": _int(c["bytes"], n), "device": _int(c["deviceId"], n), "stream": _int(c["streamId"], n),
-                "correlation": _int(c["correlationId"], n), "pid": _pid(_int(c["globalPid"], n)),
-                "graph_node_id": _nullable(c["graphNodeId"], n)}, copy=False))
+    if memcpy is not None:
+        parts.append(_memop_frame(r, MEMCPY_TABLE, memcpy, None))
+    if memset is not None:
+        parts.append(_memop_frame(r, MEMSET_TABLE, memset, "memset"))
+    parts = [p for p in parts if p is not None]
     if not parts:
         return empty(MEMOP_COLUMNS)
     df = pd.concat([p.astype({"kind": str}) for p in parts], ignore_index=True)
     return conform(df, MEMOP_COLUMNS)
 
 
-def _launches(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
+def _launches(r: _Reader, pendings: list) -> pd.DataFrame:
     parts, names = [], []
-    for table in (RUNTIME_TABLE, DRIVER_TABLE):
-        if not db.has(table):
+    for table, pending in pendings:
+        c = _valid(r, table, pending)
+        if not c.n:
             continue
-        c = db.select(table, LAUNCH_WANT)
-        n = len(c["start"]) if c["start"] is not None else 0
-        if not n:
-            continue
-        gt = _int(c["globalTid"], n)
+        gt = c.int("globalTid")
         parts.append(pd.DataFrame({
-            "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
-            "pid": _pid(gt), "tid": _tid(gt), "correlation": _int(c["correlationId"], n)}, copy=False))
-        names.append(_ids_to_category(c["nameId"], strings) if c["nameId"] is not None else
-                     pd.Categorical.from_codes(np.zeros(n, np.int8), categories=pd.Index([""])))
+            "start_ns": c.int("start"), "end_ns": c.int("end"),
+            "pid": _pid(gt), "tid": _tid(gt), "correlation": c.int("correlationId")}, copy=False))
+        names.append(r.names(c, "nameId"))
     if not parts:
         return empty(LAUNCH_COLUMNS)
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
@@ -448,43 +396,62 @@ def _launches(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     return conform(df, LAUNCH_COLUMNS)
 
 
-def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
-    if not db.has(NVTX_TABLE):
+def _nvtx(r: _Reader) -> pd.DataFrame:
+    src = r.src
+    if not src.has(NVTX_TABLE):
         return empty(RANGE_COLUMNS)
-    cols = db.cols(NVTX_TABLE)
-    c = db.select(NVTX_TABLE, NVTX_WANT)
-    n = len(c["start"]) if c["start"] is not None else 0
+    cols = r.columns(NVTX_TABLE, NVTX_COLS)
+    has_text = "text" in src.columns(NVTX_TABLE)
+    if src.rowid_ok(NVTX_TABLE):
+        # text is read apart, only where set: most rows hold a textId (or nothing), and a column
+        # that starts with NULLs would make ADBC guess the wrong type
+        main = src.fetch(NVTX_TABLE, cols, with_rowid=True)
+        texts = src.fetch(NVTX_TABLE, ["text"], text=("text",), where='"text" is not null',
+                          with_rowid=True) if has_text else None
+        c = main.result()
+        text = np.full(c.n, None, dtype=object)
+        if texts is not None:
+            tt = texts.result()
+            if texts.bad_utf8:
+                r.warnings.append(f"{NVTX_TABLE}: {texts.bad_utf8:,} texts are not valid UTF-8 (shown with U+FFFD)")
+            if tt.n:
+                pos = np.searchsorted(c.int("rowid"), tt.int("rowid"))
+                text[pos] = tt.text("text").to_numpy(zero_copy_only=False)
+    else:  # a WITHOUT ROWID table: one plain read
+        p = src.fetch(NVTX_TABLE, cols + (["text"] if has_text else []), text=("text",))
+        c = p.result()
+        text = np.asarray(c.text("text").to_numpy(zero_copy_only=False), dtype=object) if has_text \
+            else np.full(c.n, None, dtype=object)
+    n = c.n
     if not n:
         return empty(RANGE_COLUMNS)
-    et = _int(c["eventType"], n)
-    text = c["text"] if c["text"] is not None else np.full(n, None, dtype=object)
-    text = np.asarray(text, dtype=object)
-    if c["textId"] is not None:
-        tid_ = c["textId"]
-        has_id = ~np.isnan(tid_.astype(float)) if tid_.dtype.kind == "f" else np.ones(n, bool)
-        need = np.flatnonzero(has_id & pd.isna(text))
+    et = c.int("eventType")
+    if "textId" in c:
+        need = np.flatnonzero(~c.null("textId") & pd.isna(text))
         if need.size:  # look each distinct registered string up once
-            uniq, inv = np.unique(tid_[need].astype(np.int64), return_inverse=True)
-            text[need] = np.array([strings.get(int(i), "") for i in uniq], dtype=object)[inv.reshape(-1)]
-    dom = _int(c["domainId"], n) if "domainId" in cols else np.zeros(n, np.int64)
+            uniq, inv = np.unique(c.int("textId")[need], return_inverse=True)
+            text[need] = r.lookup(uniq)[inv.reshape(-1)]
+    dom = c.int("domainId")
     # Domain names are the text of the domain-create events.
     dmask = et == NVTX_DOMAIN_CREATE
     domain_names = {int(d): (t or "") for d, t in zip(dom[dmask], text[dmask])}
-    end = c["end"]
-    is_range = np.isin(et, (NVTX_PUSHPOP, NVTX_STARTEND))
-    if end is not None and end.dtype.kind == "f":
-        complete = ~np.isnan(end)
-    else:
-        complete = np.ones(n, bool) if end is not None else np.zeros(n, bool)
-    keep = np.flatnonzero(is_range & complete)
-    if not keep.size:
+    # ranges only; a range still open when the capture stopped has no end
+    sel = np.isin(et, (NVTX_PUSHPOP, NVTX_STARTEND)) & ~c.null("end")
+    if not sel.any():
         return empty(RANGE_COLUMNS)
-    gt = _int(c["globalTid"], n)[keep]
-    names = pd.Series(text[keep]).fillna("").astype(str)
+    keep = r.timeline_rows(NVTX_TABLE, c.take(sel), among=f'"eventType" in ({NVTX_PUSHPOP}, {NVTX_STARTEND}) '
+                                                          'and "end" is not null')
+    idx = np.flatnonzero(sel)
+    if keep is not None:
+        idx = idx[keep]
+    if not idx.size:
+        return empty(RANGE_COLUMNS)
+    gt = c.int("globalTid")[idx]
+    names = pd.Series(text[idx]).fillna("").astype(str)
     df = pd.DataFrame({
-        "start_ns": _int(c["start"], n)[keep], "end_ns": _int(end, n)[keep],
+        "start_ns": c.int("start")[idx], "end_ns": c.int("end")[idx],
         "name": pd.Categorical(names),
-        "domain": _domain_names(dom[keep], domain_names),
+        "domain": _domain_names(dom[idx], domain_names),
         "source": "nvtx",
         "pid": _pid(gt), "tid": _tid(gt),
     }, copy=False)
@@ -492,17 +459,16 @@ def _nvtx(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
     return conform(df, RANGE_COLUMNS)
 
 
-def _osrt(db: _Db, strings: dict[int, str]) -> pd.DataFrame:
+def _osrt(r: _Reader, pending) -> pd.DataFrame:
     """OS runtime calls as cpu_ops of kind 'osrt' (empty unless captured with `-t osrt`)."""
-    if not db.has(OSRT_TABLE):
+    if pending is None:
         return empty(CPU_OP_COLUMNS)
-    c = db.select(OSRT_TABLE, OSRT_WANT)
-    n = len(c["start"]) if c["start"] is not None else 0
-    if not n or c["nameId"] is None:
+    c = _valid(r, OSRT_TABLE, pending)
+    if not c.n:
         return empty(CPU_OP_COLUMNS)
-    gt = _int(c["globalTid"], n)
-    df = pd.DataFrame({"start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n),
-                       "name": _ids_to_category(c["nameId"], strings), "kind": "osrt",
+    gt = c.int("globalTid")
+    df = pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"),
+                       "name": r.names(c, "nameId"), "kind": "osrt",
                        "pid": _pid(gt), "tid": _tid(gt)}, copy=False)
     df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), gt)
     return conform(df, CPU_OP_COLUMNS)
@@ -514,26 +480,37 @@ def _domain_names(dom: np.ndarray, names: dict[int, str]) -> pd.Categorical:
     return pd.Categorical(np.array([names.get(int(d), "") for d in uniq], dtype=object)[inv.reshape(-1)])
 
 
-def _graphs(db: _Db) -> pd.DataFrame:
-    if not db.has(GRAPH_TABLE):
+def _graphs(r: _Reader, pending) -> pd.DataFrame:
+    if pending is None:
         return empty(GRAPH_COLUMNS)
-    c = db.select(GRAPH_TABLE, GRAPH_WANT)
-    n = len(c["start"]) if c["start"] is not None else 0
-    if not n:
+    c = _valid(r, GRAPH_TABLE, pending, ("deviceId",))
+    if not c.n:
         return empty(GRAPH_COLUMNS)
+    dev = c.int("deviceId")
+    r.in_range(GRAPH_TABLE, "deviceId", dev, 0, INT32_MAX)
     df = pd.DataFrame({
-        "start_ns": _int(c["start"], n), "end_ns": _int(c["end"], n), "device": _int(c["deviceId"], n),
-        "stream": _int(c["streamId"], n), "correlation": _int(c["correlationId"], n),
-        "pid": _pid(_int(c["globalPid"], n)), "graph_id": _nullable(c["graphId"], n),
-        "graph_exec_id": _nullable(c["graphExecId"], n)}, copy=False)
+        "start_ns": c.int("start"), "end_ns": c.int("end"), "device": dev,
+        "stream": c.int("streamId"), "correlation": c.int("correlationId"),
+        "pid": _pid(c.int("globalPid")), "graph_id": _nullable(c, "graphId"),
+        "graph_exec_id": _nullable(c, "graphExecId")}, copy=False)
     return conform(df, GRAPH_COLUMNS)
 
 
-def _meta(db: _Db, kernels: pd.DataFrame) -> dict:
+def _str(v) -> str | None:
+    """A metadata value as text: BLOBs and invalid UTF-8 decoded with U+FFFD, numbers as digits."""
+    if v is None:
+        return None
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return str(v)
+
+
+def _meta(r: _Reader, kernels: pd.DataFrame) -> dict:
+    src = r.src
     meta: dict = {"format": "nsys", "profiler": "Nsight Systems"}
     for t in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
-        if db.has(t):
-            kv = dict(db.con.execute(f"select name, value from {t}").fetchall())
+        if src.has(t) and {"name", "value"} <= set(src.columns(t)):
+            kv = {_str(k): _str(v) for k, v in src.rows(f'select "name", "value" from {t}', t)}
             meta["profiler_version"] = kv.get("EXPORT_PRODUCT_VERSION")
             meta["schema_version"] = kv.get("EXPORT_SCHEMA_VERSION")
             break
@@ -541,16 +518,14 @@ def _meta(db: _Db, kernels: pd.DataFrame) -> dict:
         meta["profiler_version"] = None
         meta["schema_version"] = None
     gpus: dict[int, str] = {}
-    if db.has("TARGET_INFO_GPU"):
-        cols = db.cols("TARGET_INFO_GPU")
-        idc = "id" if "id" in cols else ("deviceId" if "deviceId" in cols else None)
+    for t, idcols in (("TARGET_INFO_GPU", ("id", "deviceId")), ("TARGET_INFO_CUDA_GPU", ("deviceId",))):
+        if gpus or not src.has(t):
+            continue
+        cols = src.columns(t)
+        idc = next((c for c in idcols if c in cols), None)
         if idc and "name" in cols:
-            gpus = {int(i): str(nm).strip() for i, nm in db.con.execute(f"select {idc}, name from TARGET_INFO_GPU")
-                    if i is not None}
-    if not gpus and db.has("TARGET_INFO_CUDA_GPU"):
-        cols = db.cols("TARGET_INFO_CUDA_GPU")
-        if "deviceId" in cols and "name" in cols:
-            gpus = {int(i): str(nm).strip() for i, nm in db.con.execute("select deviceId, name from TARGET_INFO_CUDA_GPU")}
+            gpus = {i: (_str(nm) or "").strip() for i, nm in src.rows(f'select "{idc}", "name" from {t}', t)
+                    if isinstance(i, int) and 0 <= i <= INT32_MAX}
     used = sorted(int(d) for d in kernels["device"].unique()) if len(kernels) else sorted(gpus)
     meta["devices"] = used
     meta["gpus"] = [gpus.get(d, f"device {d}") for d in used]

@@ -1,7 +1,7 @@
 """Reader for torch.profiler (Kineto) Chrome-trace JSON, `.json` or `.json.gz`.
 
-- `parse.read_columns`: the file -> columns of the kept events (streaming pyarrow path for Kineto's layout,
-  exact stdlib path for any other), timestamps as exact integer ns;
+- `parse.read_columns`: the file -> columns of the kept events (any JSON layout, streamed: msgspec
+  finds the events, pyarrow parses them), timestamps as exact integer ns, every field checked;
 - `link`: each GPU op -> its launch call -> the CPU op chain that made it;
 - `build`: columns -> the model's tables;
 - `names`: categorical and name helpers.
@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from ...model import Trace
 from .build import build
-from .jsonscan import event_bounds, find_events_array  # noqa: F401 - used by tests
-from .parse import CHUNK_BYTES, _read_exact, _read_fast, read_bytes, read_columns  # noqa: F401
+from .parse import CHUNK_BYTES, read_bytes, read_columns  # noqa: F401
 
 
 def read(path: str, require_gpu: bool = True, rank: int | None = None, progress=None) -> Trace:

@@ -8,8 +8,17 @@ import pandas as pd
 
 from ...errors import TraceError
 from ...intervals import nesting_depth
-from ...model import (CPU_OP_COLUMNS, GRAPH_COLUMNS, KERNEL_COLUMNS, LAUNCH_COLUMNS, MEMOP_COLUMNS, RANGE_COLUMNS,
-                     Trace, conform, empty)
+from ...model import (
+    CPU_OP_COLUMNS,
+    GRAPH_COLUMNS,
+    KERNEL_COLUMNS,
+    LAUNCH_COLUMNS,
+    MEMOP_COLUMNS,
+    RANGE_COLUMNS,
+    Trace,
+    conform,
+    empty,
+)
 from .link import _op_evidence
 from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
 
@@ -121,8 +130,10 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         "devices": used, "gpus": [names.get(d) or f"device {d}" for d in used],
         "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
         "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
-        "notes": [],
+        "notes": list(c.get("warnings", [])),
     }
+    if c.get("warnings"):
+        meta["warnings"] = list(c["warnings"])
     return Trace(kernels=conform(kern, KERNEL_COLUMNS), memops=conform(mem, MEMOP_COLUMNS),
                  launches=conform(launches, LAUNCH_COLUMNS), ranges=conform(rng, RANGE_COLUMNS),
                  graphs=empty(GRAPH_COLUMNS), cpu_ops=conform(cpu_ops, CPU_OP_COLUMNS), meta=meta)

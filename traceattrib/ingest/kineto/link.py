@@ -8,6 +8,7 @@ import numpy as np
 from ...intervals import nesting_depth
 from .names import _cat_from
 
+
 def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, gpu_idx, is_comm=None):
     """For each GPU op (gpu_idx order): the op chain string, the input types of the innermost op,
     the event row of the innermost op (-1 none) and of the innermost op of the chain that carries

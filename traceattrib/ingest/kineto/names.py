@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+
 def _categorical(values: list) -> pd.Categorical:
     """A list of strings as a categorical with sorted categories (None -> missing)."""
     codes, uniq = pd.factorize(np.array(values, dtype=object))
