@@ -1,6 +1,10 @@
-"""Parquet cache of normalized tables, keyed on the input (path, size, mtime), and `export`.
+"""Parquet cache of normalized tables, one entry per trace file keyed on (path, size, mtime),
+and `export`.
 
-The second command on the same trace reads five Parquet files instead of parsing the trace.
+The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
+a directory of rank files is "read each file (cached), merge", the same whether this process
+reads every file or Dask workers read one each. The second command on the same trace reads
+Parquet files instead of parsing the trace.
 Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 (~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
 """
@@ -36,16 +40,11 @@ def default_dir() -> str:
 
 
 def key(path: str) -> str:
-    """Cache key of a file or a directory of rank files: path, size and mtime of each input."""
+    """Cache key of one trace file: its absolute path, size and mtime."""
     path = os.path.abspath(path)
-    files = [path]
-    if os.path.isdir(path):
-        from .ingest import rank_files
-        files = rank_files(path)
+    st = os.stat(path)
     h = hashlib.sha1(f"{__version__}/{FORMAT_VERSION}".encode())
-    for f in files:
-        st = os.stat(f)
-        h.update(f"{os.path.abspath(f)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:24]
 
 
@@ -66,15 +65,13 @@ def read_tables(directory: str) -> Trace:
     return Trace(**tables, meta=meta)
 
 
-def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-         progress: ProgressFn = noop) -> Trace:
-    """Load a trace, through the Parquet cache when allowed; progress(fraction, what) while parsing."""
-    from .ingest import read
+def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
+              progress: ProgressFn = noop) -> Trace:
+    """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says which."""
+    from .ingest import read_file as parse
 
-    if not os.path.exists(path):
-        raise TraceError(f"{path}: no such file or directory")
     if not use_cache:
-        return read(path, require_gpu=require_gpu, progress=progress)
+        return parse(path, require_gpu=require_gpu, progress=progress)
     root = cache_dir or default_dir()
     entry = os.path.join(root, key(path))
     if os.path.isfile(os.path.join(entry, "meta.json")):
@@ -85,15 +82,36 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
             return t
         except Exception:  # a damaged entry is rebuilt, never trusted
             shutil.rmtree(entry, ignore_errors=True)
-    t = read(path, require_gpu=require_gpu, progress=progress)
+    t = parse(path, require_gpu=require_gpu, progress=progress)
     tmp = None
     try:  # best effort: a read-only or full cache directory only costs speed
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         write_tables(t, tmp)
-        os.replace(tmp, entry)
+        os.replace(tmp, entry)  # atomic; a concurrent writer of the same entry wins, this copy is dropped
     except OSError:
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
     t.meta["cached"] = False
+    return t
+
+
+def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
+         progress: ProgressFn = noop) -> Trace:
+    """Load a trace file or a directory of rank files, each file through the Parquet cache when
+    allowed; progress(fraction, what) while parsing."""
+    from .ingest import read
+
+    if not os.path.exists(path):
+        raise TraceError(f"{path}: no such file or directory")
+    hits: list[bool] = []
+
+    def one(f: str, **kw) -> Trace:
+        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, **kw)
+        hits.append(bool(t.meta.get("cached")))
+        return t
+
+    t = read(path, require_gpu=require_gpu, progress=progress, read_one=one)
+    if use_cache:  # a directory is cached only when every rank file was
+        t.meta["cached"] = all(hits)
     return t
