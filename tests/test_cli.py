@@ -177,11 +177,11 @@ def test_unwritable_output(capsys, tmp_path):
 
 def test_internal_error_is_called_a_bug(capsys, monkeypatch):
     """An exception we did not foresee is exit 3 and says it is our bug, not the input's fault."""
-    import traceattrib.analysis
+    import traceattrib.parallel
 
     def broken(*a, **k):
         return {}["steps"]
-    monkeypatch.setattr(traceattrib.analysis, "analyze", broken)
+    monkeypatch.setattr(traceattrib.parallel, "merge", broken)
     rc, out, err = run(capsys, "report", EAGER)
     assert rc == 3 and out == ""
     assert err.strip().splitlines() == ["traceattrib: bug: KeyError: 'steps'; please report with "
@@ -207,13 +207,13 @@ def test_reader_warnings_printed_cold_and_warm(capsys, monkeypatch, tmp_path):
 
     src = tmp_path / "t.sqlite"
     shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
-    real = traceattrib.ingest.read
+    real = traceattrib.ingest.read_file
 
     def read(path, **kw):
         t = real(path, **kw)
         input_warning(t.meta, "dropped 3 kernels whose end precedes their start (table KERNEL)")
         return t
-    monkeypatch.setattr(traceattrib.ingest, "read", read)
+    monkeypatch.setattr(traceattrib.ingest, "read_file", read)
     for _cached in (False, True):
         rc, out, err = run(capsys, "report", str(src), "--format", "json")
         assert rc == 0 and json.loads(out)["steps"]

@@ -1,6 +1,17 @@
-"""The pipeline in one call: classify -> steps -> attribute -> summary, as a `Report`."""
+"""The pipeline as a `Report`: per rank, classify -> steps -> attribute; then a merge of the small
+per-rank results into the summary and notes.
+
+`analyze_rank` is the per-rank part: it needs one rank's tables and returns a `RankResult`
+(per-step table, per-step collectives, collective instances, kernel totals per bucket and name, idle labels,
+notes), never whole kernel tables. `merge` builds the `Report` from any number of them.
+`analyze(trace)` runs both in this process and also keeps the kernels with their bucket and step;
+`traceattrib.parallel` runs the per-rank part where the rank files are (this process or Dask
+workers) and merges the same way, so both give the same report.
+"""
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -8,8 +19,54 @@ import numpy as np
 import pandas as pd
 
 from . import attribute, classify, collectives, comm, findings, idle, sol, steps
+from .errors import TraceError
 from .links import Link
 from .model import Trace
+
+# How steps were found, best first (steps.find_steps' order): when ranks differ, the report names
+# the best one and a note says which ranks used what.
+EVIDENCE_ORDER = ("regex", "annotations", "python_frames", "cuda_graphs", "detected", "whole_trace", "none")
+KERNEL_TOTAL_COLUMNS = ["kind", "warmup", "bucket", "name", "total_ns", "count"]
+
+
+@dataclass
+class RankResult:
+    """What one rank contributes to a report: small tables only (times in ns).
+
+    steps: that rank's per-step table (attribute.Breakdown.steps with the speed-of-light and idle columns,
+           every column carried as is: new columns reach the merge without code here);
+    collectives: per step and collective kind (rank, step, collective, count, total_ns, mean_ns);
+    instances: one row per communication kernel (comm.INSTANCE_COLUMNS; step_row into `steps`,
+           group_size -1 where the trace does not say: the merge fills in the job's world size);
+    kernel_totals: kernel time and launches inside steps per (kind, warmup, bucket, name);
+    idle_labels: what the CPU did in host and sync idle, per step (idle.IdleCauses.labels);
+    buckets: buckets present; evidence/why/notes: how steps were found and what to know.
+    regex_unmatched: --steps was given and no range of this rank matches it.
+    kernels/memops: only with keep_ops: bucket, rule and step (row into `steps`, -1 outside) of
+    every row of the input tables, in the input's row order.
+    """
+
+    rank: int
+    evidence: str
+    why: str
+    steps: pd.DataFrame
+    collectives: pd.DataFrame
+    instances: pd.DataFrame
+    kernel_totals: pd.DataFrame
+    buckets: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
+    idle_labels: pd.DataFrame | None = None
+    has_launches: bool = True
+    regex_unmatched: bool = False
+    kernels: pd.DataFrame | None = None
+    memops: pd.DataFrame | None = None
+
+    def relabel(self, rank: int) -> RankResult:
+        """The same result under another rank id (rank files renumbered by file order)."""
+        tabs = {n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, getattr(self, n)["rank"].dtype))
+                if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
+                for n in ("steps", "collectives", "instances", "idle_labels") if getattr(self, n) is not None}
+        return dataclasses.replace(self, rank=rank, **tabs)
 
 
 @dataclass
@@ -17,23 +74,29 @@ class Report:
     """Everything the renderers need. Times in ns.
 
     steps: per-step wide table (see attribute.Breakdown); collectives: per step and collective;
-    kernels: the trace's kernels with `bucket`, `rule` and `step` (-1 outside steps) columns;
     summary: aggregates per step kind (see attribute.summarize); evidence/notes: how steps were
-    found and what the reader should know.
+    found and what the reader should know; kernel_totals: per rank, kernel time and count inside
+    steps per (kind, warmup, bucket, name), what `top_kernels` reads; comm: bytes, bandwidth,
+    wait/transfer and job figures from the collective instances of every rank (traceattrib.comm;
+    comm.instances holds them, matched across ranks).
+    kernels / memops: the trace's kernels / memory ops with `bucket`, `rule` and `step` (row into
+    `steps`, -1 outside steps) columns; only from `analyze(trace)`, None when the per-rank part ran
+    elsewhere (traceattrib.parallel).
     """
 
     meta: dict[str, Any]
     evidence: str
     steps: pd.DataFrame
     collectives: pd.DataFrame
-    kernels: pd.DataFrame
-    memops: pd.DataFrame
+    kernels: pd.DataFrame | None
+    memops: pd.DataFrame | None
     summary: dict[str, Any]
     buckets: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
     comm: comm.CommResult | None = None  # bytes, bandwidth, wait/transfer, job figures (traceattrib.comm)
     idle_labels: pd.DataFrame | None = None  # idle.IdleCauses.labels: what the CPU did in host/sync idle
+    kernel_totals: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS))
 
     def kind_steps(self, kind: str, steady: bool = True) -> pd.DataFrame:
         s = self.steps[self.steps["kind"] == kind]
@@ -44,52 +107,188 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
             what_if: dict[str, float] | None = None, layers: int | None = None,
             sol_options: sol.Options | None = None, link: Link | None = None,
             what_if_links: tuple[Link, ...] = (), model: comm.Model | None = None) -> Report:
-    """Run the whole attribution on a loaded trace. sol_options: speed-of-light inputs (--model,
-    --batch, --context, --peak-bw, --peak-flops); the floor is computed from shapes without them.
-    link: the interconnect bandwidths compare with (default: detected from the GPU names);
-    what_if_links: links to project every step on; model: tensor-parallel all-reduce size where the
-    trace has no collective arguments (default: from sol_options' --model)."""
+    """Run the whole attribution on a loaded trace, rank by rank, and keep its kernels.
+
+    sol_options: speed-of-light inputs (--model, --batch, --context, --peak-bw, --peak-flops); the
+    floor is computed from shapes without them. link: the interconnect bandwidths compare with
+    (default: detected from the GPU names); what_if_links: links to project every step on; model:
+    tensor-parallel all-reduce size where the trace has no collective arguments (default: from
+    sol_options' --model)."""
     rules = rules if rules is not None else classify.load_rules()
+    model = comm_model(model, sol_options)
+    parts = split_ranks(trace)
+    results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model,
+                            keep_ops=True) for sub, _ in parts]
+    rep = merge(results, trace.meta, steps_regex=steps_regex, what_if=what_if, layers=layers,
+                sol_options=sol_options, link=link, what_if_links=what_if_links)
+    order = np.argsort([r.rank for r in results], kind="stable")  # merge's order of steps
+    offset = np.zeros(len(results), np.int64)
+    offset[order] = np.cumsum([0] + [len(results[i].steps) for i in order])[:-1]
+    rep.kernels = _ops_table(trace.kernels, "kernels", parts, results, offset)
+    rep.memops = _ops_table(trace.memops, "memops", parts, results, offset)
+    return rep
+
+
+def comm_model(model: comm.Model | None, sol_options: sol.Options | None) -> comm.Model | None:
+    """The all-reduce size model: the given one, else from --model's config (hidden size, dtype)."""
+    if model is None and sol_options is not None and sol_options.model_spec() is not None:
+        spec = sol_options.model_spec()
+        model = comm.Model(hidden_size=spec.hidden, dtype_bytes=int(spec.dtype_bytes))
+    return model
+
+
+# --- the per-rank part ------------------------------------------------------------------------
+
+def split_ranks(trace: Trace) -> list[tuple[Trace, dict[str, np.ndarray] | None]]:
+    """One trace per rank that ran GPU work, in rank order, each with the row positions of its
+    rows in every table of `trace` (None: the trace holds one rank and is returned as is)."""
+    tabs = trace.tables()
+    ranks: set[int] = set()
+    for name in ("kernels", "memops", "graphs"):
+        if len(tabs[name]):
+            ranks.update(int(r) for r in pd.unique(tabs[name]["rank"]))
+    if len(ranks) <= 1:
+        return [(trace, None)]
+    out = []
+    for r in sorted(ranks):
+        pos = {n: np.flatnonzero(t["rank"].to_numpy() == r) for n, t in tabs.items()}
+        sub = {n: t.iloc[pos[n]].reset_index(drop=True) for n, t in tabs.items()}
+        out.append((dataclasses.replace(trace, **sub, meta=dict(trace.meta)), pos))
+    return out
+
+
+def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
+                 layers: int | None = None, sol_options: sol.Options | None = None,
+                 model: comm.Model | None = None, keep_ops: bool = False) -> RankResult:
+    """classify -> steps -> attribute on one rank's tables; only what the merge needs comes back.
+
+    Rows are first put in (start_ns, end_ns) order (stable), so the result does not depend on how
+    the rank's rows were ordered among other ranks' (a directory merged, or one file alone)."""
+    rules = rules if rules is not None else classify.load_rules()
+    trace, perm = sort_rows(trace)
+    rank = _rank_of(trace)
     kc = classify.classify_kernels(trace.kernels, rules)
     mc = classify.classify_memops(trace.memops, rules)
-    st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
+    try:
+        st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
+    except TraceError as e:
+        # another rank may hold the ranges: the merge fails only when no rank does
+        if steps_regex and "matches no range name" in str(e):
+            return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
+        raise
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
     bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
     kstep = _op_step(st, "kernel", len(trace.kernels))
     # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
     bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].to_numpy(), sol_options)
-    # idle causes (issue 10): per-step columns of the steps table, labels of host/sync idle
+    # idle causes (idle.py): per-step columns of the steps table, labels of host/sync idle
     ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
-    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
-    sol.add_summary(summary, bd.steps)
-    idle.add_summary(summary, bd.steps, ic.labels)
-    summary["evidence"] = st.evidence
-    summary["evidence_why"] = st.why
     kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
-    memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
-                                 step=_op_step(st, "memop", len(trace.memops)))
-    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes + ic.notes
-    if model is None and sol_options is not None and sol_options.model_spec() is not None:
-        spec = sol_options.model_spec()
-        model = comm.Model(hidden_size=spec.hidden, dtype_bytes=int(spec.dtype_bytes))
-    cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
-    summary, colls, cnotes = comm.apply(summary, bd.collectives, cr)
-    notes += cnotes
-    # what to fix first: every analysis's candidates, communication wait included (findings.py)
-    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
-    summary["ceiling"] = findings.ceiling(summary)
-    other = summary.get("bucket_share", {}).get("other")
-    if other is not None:
-        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
-                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
-    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=colls,
-                  kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes,
-                  idle_labels=ic.labels,
-                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
-                           "sol": sol_options},
-                  comm=cr)
+    # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
+    inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
+    res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
+                     instances=inst, kernel_totals=kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps),
+                     buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
+                     has_launches=bool(len(trace.launches)))  # idle notes: from the merged totals
+    if keep_ops:
+        res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
+                                            "step": kstep}), perm.get("kernels"))
+        res.memops = _unsort(pd.DataFrame({"bucket": mc["bucket"].to_numpy(), "rule": mc["rule"].to_numpy(),
+                                           "step": _op_step(st, "memop", len(trace.memops))}), perm.get("memops"))
+    return res
+
+
+def sort_rows(trace: Trace) -> tuple[Trace, dict[str, np.ndarray]]:
+    """Every table in (start_ns, end_ns) order, stable; the permutations applied, per table."""
+    perm, tabs = {}, {}
+    for name, t in trace.tables().items():
+        if len(t) < 2:
+            continue
+        s, e = t["start_ns"].to_numpy(), t["end_ns"].to_numpy()
+        ds = np.diff(s)
+        if (ds >= 0).all() and ((ds > 0) | (np.diff(e) >= 0)).all():
+            continue
+        perm[name] = np.lexsort((e, s))  # lexsort is stable
+        tabs[name] = t.iloc[perm[name]].reset_index(drop=True)
+    return (dataclasses.replace(trace, **tabs) if tabs else trace), perm
+
+
+def _unsort(df: pd.DataFrame, perm: np.ndarray | None) -> pd.DataFrame:
+    """Rows back in the order before `sort_rows`."""
+    if perm is None:
+        return df
+    inv = np.empty_like(perm)
+    inv[perm] = np.arange(perm.size)
+    return df.iloc[inv].reset_index(drop=True)
+
+
+def _rank_of(trace: Trace) -> int:
+    for t in (trace.kernels, trace.memops, trace.graphs, trace.ranges, trace.launches):
+        if len(t):
+            return int(t["rank"].iloc[0])
+    return int(trace.meta.get("rank") or 0)
+
+
+def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool) -> RankResult:
+    """A rank none of whose ranges matches --steps: no steps, all its GPU work outside them."""
+    n_ops = len(trace.kernels) + len(trace.memops) + len(trace.graphs)
+    res = RankResult(rank=rank, evidence="regex", why="", steps=pd.DataFrame(),
+                     collectives=pd.DataFrame(), instances=pd.DataFrame(),
+                     kernel_totals=pd.DataFrame(columns=KERNEL_TOTAL_COLUMNS), buckets=tuple(classify.BUCKETS),
+                     notes=[f"rank {rank}: no range matches --steps {regex!r}; its {n_ops} GPU op(s) are in no step"],
+                     regex_unmatched=True)
+    if keep_ops:
+        res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
+                                            "step": np.full(len(trace.kernels), -1, np.int64)}), perm.get("kernels"))
+        res.memops = _unsort(pd.DataFrame({"bucket": mc["bucket"].to_numpy(), "rule": mc["rule"].to_numpy(),
+                                           "step": np.full(len(trace.memops), -1, np.int64)}), perm.get("memops"))
+    return res
+
+
+def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, step_tab: pd.DataFrame) -> pd.DataFrame:
+    """Kernel time (sum of durations, ns) and launch count inside steps, per (step kind, warm-up
+    flag, bucket, kernel name): what the top-kernels lines need, one row per distinct name."""
+    m = kstep >= 0
+    if not m.any():
+        return pd.DataFrame(columns=KERNEL_TOTAL_COLUMNS)
+    row = kstep[m]
+    kind_code, kinds = pd.factorize(step_tab["kind"])
+    names = pd.Categorical(kernels["name"])
+    df = pd.DataFrame({"k": kind_code[row], "w": step_tab["warmup"].to_numpy(bool)[row],
+                       "b": pd.Categorical(bucket).codes[m], "n": names.codes[m],
+                       "d": (kernels["end_ns"].to_numpy(np.int64) - kernels["start_ns"].to_numpy(np.int64))[m]})
+    g = df.groupby(["k", "w", "b", "n"], sort=True)["d"].agg(["sum", "size"]).reset_index()
+    cats = pd.Categorical(bucket).categories
+    return pd.DataFrame({
+        "kind": np.asarray(kinds, dtype=object)[g["k"].to_numpy()], "warmup": g["w"].to_numpy(bool),
+        "bucket": np.asarray(cats, dtype=object)[g["b"].to_numpy()],
+        "name": np.asarray(names.categories.astype(str), dtype=object)[g["n"].to_numpy()],
+        "total_ns": g["sum"].to_numpy(np.int64), "count": g["size"].to_numpy(np.int64)})
+
+
+def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], offset: np.ndarray) -> pd.DataFrame:
+    """The trace's table with bucket, rule and step (row into Report.steps) columns."""
+    if len(parts) == 1:
+        cols = getattr(results[0], name)
+        step = cols["step"].to_numpy()
+        return tab.assign(bucket=cols["bucket"].to_numpy(), rule=cols["rule"].to_numpy(),
+                          step=np.where(step >= 0, step + offset[0], -1))
+    bucket = np.empty(len(tab), dtype=object)
+    rule = np.empty(len(tab), dtype=object)
+    step = np.full(len(tab), -1, np.int64)
+    for (_, pos), res, off in zip(parts, results, offset):
+        cols = getattr(res, name)
+        p = pos[name]
+        bucket[p] = cols["bucket"].to_numpy()
+        rule[p] = cols["rule"].to_numpy()
+        s = cols["step"].to_numpy()
+        step[p] = np.where(s >= 0, s + off, -1)
+    if len(tab):  # rows of ranks without GPU work (none in kernels/memops by construction) stay unclassified
+        missing = pd.isna(bucket)
+        bucket[missing], rule[missing] = "other", classify.UNMATCHED
+    return tab.assign(bucket=bucket, rule=rule, step=step)
 
 
 def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
@@ -106,8 +305,197 @@ def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
 
 
 def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:
-    """Step row (into Report.steps) of each row of the source table, -1 outside steps."""
+    """Step row (into the rank's steps table) of each row of the source table, -1 outside steps."""
     out = np.full(n, -1, np.int64)
     m = (st.ops["kind"] == kind).to_numpy()
     out[st.ops["src"].to_numpy()[m]] = st.ops["step"].to_numpy()[m]
     return out
+
+
+# --- the merge --------------------------------------------------------------------------------
+
+def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | None = None,
+          what_if: dict[str, float] | None = None, layers: int | None = None,
+          sol_options: sol.Options | None = None, link: Link | None = None,
+          what_if_links: tuple[Link, ...] = ()) -> Report:
+    """One Report from per-rank results (any order; ranks are distinct) and the trace's meta:
+    summary, speed-of-light summary, communication across ranks (comm.analyze_instances), notes."""
+    if steps_regex and results and all(r.regex_unmatched for r in results):
+        raise TraceError(f"--steps {steps_regex!r} matches no range name in the trace")
+    results = sorted(results, key=lambda r: r.rank)
+    tab = _concat([r.steps for r in results])
+    colls = _concat([r.collectives for r in results])
+    buckets = tuple(b for b in attribute.ALL_BUCKETS if any(b in r.buckets for r in results))
+    bd = attribute.Breakdown(steps=tab, collectives=colls, buckets=buckets)
+    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
+    sol.add_summary(summary, tab)
+    labels = [r.idle_labels for r in results if r.idle_labels is not None]
+    labels = _concat(labels) if labels else None
+    idle.add_summary(summary, tab, labels)
+    evidence, why, ev_notes = _evidence([r for r in results if not r.regex_unmatched])
+    summary["evidence"] = evidence
+    summary["evidence_why"] = why
+    notes = list(meta.get("notes", [])) + merge_notes([r.notes for r in results], [r.rank for r in results]) \
+        + ev_notes
+    if len(tab) and idle.has_causes(tab):  # as idle.explain says them, over every rank at once
+        notes += idle.explain_notes(tab, labels, any(r.has_launches for r in results))
+    cr = comm.analyze_instances(_instances(results, meta), tab, buckets, meta, link=link, what_if_links=what_if_links)
+    summary, colls, cnotes = comm.apply(summary, colls, cr)
+    notes += cnotes
+    # what to fix first: every analysis's candidates, communication wait included (findings.py)
+    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
+    summary["ceiling"] = findings.ceiling(summary)
+    other = summary.get("bucket_share", {}).get("other")
+    if other is not None:
+        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
+                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
+    totals = _concat([r.kernel_totals.assign(rank=np.int32(r.rank))[["rank"] + KERNEL_TOTAL_COLUMNS]
+                      for r in results if len(r.kernel_totals)]) if any(len(r.kernel_totals) for r in results) \
+        else pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS)
+    return Report(meta=dict(meta), evidence=evidence, steps=tab, collectives=colls, kernels=None, memops=None,
+                  summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels,
+                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
+                           "sol": sol_options})
+
+
+def _instances(results: list[RankResult], meta: dict[str, Any]) -> pd.DataFrame:
+    """Every rank's collective instances in one table, as comm.instances makes it for the whole
+    trace: step_row into the merged step table, rows in (start_ns, end_ns) order, group sizes the
+    trace does not give set to the job's world size."""
+    parts, offset = [], 0
+    for r in results:  # merge's order: the rows of r.steps start at `offset`
+        if len(r.instances):
+            row = r.instances["step_row"].to_numpy(np.int64)
+            parts.append(r.instances.assign(step_row=np.where(row >= 0, row + offset, -1)))
+        offset += len(r.steps)
+    if not parts:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in comm.INSTANCE_COLUMNS})
+    inst = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    inst = inst.sort_values(["start_ns", "end_ns"], kind="stable", ignore_index=True)
+    world = meta.get("world_size") or len(meta.get("ranks") or []) or 1
+    gs = inst["group_size"].to_numpy(np.int64)
+    return inst.assign(group_size=np.where(gs > 0, gs, int(world)))
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate, leaving out empty frames (their object columns would change the dtypes)."""
+    full = [f for f in frames if len(f)]
+    if not full:
+        return frames[0].copy() if frames else pd.DataFrame()
+    if len(full) == 1:
+        return full[0].reset_index(drop=True)
+    out = pd.concat(full, ignore_index=True)
+    for c in out.columns:  # categoricals with different categories per rank come back as object
+        if isinstance(full[0][c].dtype, pd.CategoricalDtype) and not isinstance(out[c].dtype, pd.CategoricalDtype):
+            out[c] = out[c].astype("category")
+    return out
+
+
+# Integers that count things, as the notes write them: "3 warm-up step(s)", "5 GPU op(s) ...",
+# "on 2 of 13 step(s)", "12 from span" (a number of its own followed, within the phrase, by a noun
+# with "(s)", or by "from"); every other number (sizes, percentages, tensor-parallel size, layers)
+# is part of the note's text and must agree across ranks.
+_COUNT = re.compile(r"(?<![\w.#%+-])\d+(?=(?: [^,;:.()%]*?)?\(s\)| from )")
+
+
+def merge_notes(lists: list[list[str]], ranks: list[int] | None = None) -> list[str]:
+    """Per-rank notes as one list: notes that differ only in their counts ("3 warm-up step(s)
+    flagged", see _COUNT) become one note with the counts summed; a note said alike by every rank
+    is said once; notes that differ in other numbers ("12% of GPU idle time ...") are said per rank,
+    prefixed "rank(s) R:" (given `ranks`, one per list). Order: each rank's order kept (they come
+    from the same code path), first appearance breaking ties."""
+    if len(lists) == 1:
+        return list(lists[0])
+    keys: dict[tuple[str, int], list[int]] = {}
+    who: dict[tuple[str, int], list[int]] = {}
+    after: dict[tuple[str, int], set] = {}
+    first: list[tuple[str, int]] = []
+    for li, notes in enumerate(lists):
+        seen: dict[str, int] = {}
+        prev = None
+        for n in notes:
+            tmpl = _COUNT.sub("\0", n)
+            k = (tmpl, seen.get(tmpl, 0))
+            seen[tmpl] = k[1] + 1
+            nums = [int(x) for x in _COUNT.findall(n)]
+            if k not in keys:
+                keys[k], who[k], after[k] = nums, [], set()
+                first.append(k)
+            else:
+                keys[k] = [a + b for a, b in zip(keys[k], nums)]
+            who[k].append(ranks[li] if ranks is not None else li)
+            if prev is not None:
+                after[k].add(prev)
+            prev = k
+    # templates alike but for other numbers: the same note with per-rank values
+    loose: dict[str, set] = {}
+    for k in first:
+        loose.setdefault(re.sub(r"\d+(?:\.\d+)?", "#", k[0]), set()).add(k[0])
+    out, done = [], set()
+    while len(out) < len(first):
+        k = next((k for k in first if k not in done and after[k] <= done), None)
+        if k is None:  # orders disagree (cannot happen from one code path): first appearance
+            k = next(k for k in first if k not in done)
+        done.add(k)
+        parts = k[0].split("\0")
+        text = parts[0] + "".join(str(v) + p for v, p in zip(keys[k], parts[1:]))
+        if ranks is not None and len(loose[re.sub(r"\d+(?:\.\d+)?", "#", k[0])]) > 1:
+            text = f"rank(s) {rank_list(who[k])}: {text}"
+        out.append(text)
+    return out
+
+
+def _evidence(results: list[RankResult]) -> tuple[str, str, list[str]]:
+    """The step evidence of the report, why (counts summed over the ranks that used it), and a
+    note when ranks used different evidence."""
+    evs = [r.evidence for r in results]
+    if not evs:
+        return "none", "", []
+    order = lambda e: EVIDENCE_ORDER.index(e) if e in EVIDENCE_ORDER else len(EVIDENCE_ORDER)  # noqa: E731
+    best = min(set(evs), key=order)
+    groups: dict[str, list[RankResult]] = {}  # ranks whose why differs only in counts say it once
+    for r in results:
+        if r.evidence == best:
+            groups.setdefault(_COUNT.sub("\0", r.why), []).append(r)
+    whys = [(g, merge_notes([[r.why] for r in g])[0]) for g in groups.values()]
+    why = whys[0][1] if len(whys) == 1 else "; ".join(f"rank(s) {rank_list([r.rank for r in g])} {w}" for g, w in whys)
+    if len(set(evs)) == 1:
+        return best, why, []
+    parts = [f"{e} on rank(s) {rank_list([r.rank for r in results if r.evidence == e])}"
+             for e in sorted(set(evs), key=order)]
+    return best, why, [f"ranks found their steps from different evidence: {'; '.join(parts)}"]
+
+
+def rank_list(ranks: list[int]) -> str:
+    """'0-3, 6, 8-9' from rank ids."""
+    rs = sorted(set(ranks))
+    out, i = [], 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        out.append(f"{rs[i]}-{rs[j]}" if j > i else str(rs[i]))
+        i = j + 1
+    return ", ".join(out)
+
+
+def top_kernels(rep: Report, kind: str, top: int = 3) -> pd.DataFrame:
+    """The heaviest kernels per bucket inside the kind's summarized steps (warm-up excluded, as in
+    the summary), from the per-rank kernel totals: bucket, name, total_ns and count over those
+    steps, and steps (how many: divide for per-step figures). Ties go to the name sorting first."""
+    cols = ["bucket", "name", "total_ns", "count", "steps"]
+    s = rep.steps[rep.steps["kind"] == kind]
+    steady = bool((~s["warmup"].astype(bool)).any())
+    n = max(int((~s["warmup"].astype(bool)).sum()) if steady else len(s), 1)
+    kt = rep.kernel_totals
+    kt = kt[kt["kind"] == kind]
+    if steady:
+        kt = kt[~kt["warmup"].astype(bool)]
+    if not len(kt):
+        return pd.DataFrame(columns=cols)
+    g = kt.groupby(["bucket", "name"], sort=True)[["total_ns", "count"]].sum().reset_index()
+    out = [g[g["bucket"] == b].nlargest(top, "total_ns") for b in rep.buckets]
+    out = [o for o in out if len(o)]
+    res = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=cols[:-1])
+    res["steps"] = n
+    return res[cols]

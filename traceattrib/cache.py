@@ -1,6 +1,10 @@
-"""Parquet cache of normalized tables, keyed on the input (path, size, mtime), and `export`.
+"""Parquet cache of normalized tables, one entry per trace file keyed on (path, size, mtime),
+and `export`.
 
-The second command on the same trace reads five Parquet files instead of parsing the trace.
+The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
+a directory of rank files is "read each file (cached), merge", the same whether this process
+reads every file or Dask workers read one each. The second command on the same trace reads
+Parquet files instead of parsing the trace.
 Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 (~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
 """
@@ -38,16 +42,11 @@ def default_dir() -> str:
 
 
 def key(path: str) -> str:
-    """Cache key of a file or a directory of rank files: path, size and mtime of each input."""
+    """Cache key of one trace file: its absolute path, size and mtime."""
     path = os.path.abspath(path)
-    files = [path]
-    if os.path.isdir(path):
-        from .ingest import rank_files
-        files = rank_files(path)
+    st = os.stat(path)
     h = hashlib.sha1(f"{__version__}/{FORMAT_VERSION}".encode())
-    for f in files:
-        st = os.stat(f)
-        h.update(f"{os.path.abspath(f)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:24]
 
 
@@ -130,17 +129,15 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
     return (OSError, ValueError, TypeError, KeyError, pa.ArrowException)
 
 
-def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-         progress: ProgressFn = noop) -> Trace:
-    """Load a trace, through the Parquet cache when allowed; progress(fraction, what) while parsing.
+def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
+              progress: ProgressFn = noop) -> Trace:
+    """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
+    which. A cached read validates like a fresh one: the same file gives the same result or the
+    same TraceError with or without the cache, whichever command filled it."""
+    from .ingest import read_file as parse
 
-    A cached load validates like a fresh one: the same input gives the same result or the same
-    TraceError with or without the cache, whichever command filled it."""
-    from .ingest import read
-
-    check_input(path)
     if not use_cache:
-        t = read(path, require_gpu=require_gpu, progress=progress)
+        t = parse(path, require_gpu=require_gpu, progress=progress)
         t.meta = _plain_meta(t.meta)
         return _validate(t, path, require_gpu)
     root = cache_dir or default_dir()
@@ -154,20 +151,40 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
             if require_gpu and not has_gpu_activity(t):
                 # filled by a command that did not need GPU work (`info`): the reader says why
                 # this trace cannot be reported, exactly as without the cache
-                read(path, require_gpu=True, progress=progress)
+                parse(path, require_gpu=True, progress=progress)
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
-    t = read(path, require_gpu=require_gpu, progress=progress)
+    t = parse(path, require_gpu=require_gpu, progress=progress)
     t.meta = _plain_meta(t.meta)
     tmp = None
     try:  # best effort: a read-only or full cache directory, or tables Parquet cannot hold, only cost speed
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         write_tables(t, tmp)
-        os.replace(tmp, entry)
+        os.replace(tmp, entry)  # atomic; a concurrent writer of the same entry wins, this copy is dropped
     except _cache_errors():
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
     t.meta["cached"] = False
+    return _validate(t, path, require_gpu)
+
+
+def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
+         progress: ProgressFn = noop) -> Trace:
+    """Load a trace file or a directory of rank files, each file through the Parquet cache when
+    allowed; progress(fraction, what) while parsing."""
+    from .ingest import read
+
+    check_input(path)
+    hits: list[bool] = []
+
+    def one(f: str, **kw) -> Trace:
+        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, **kw)
+        hits.append(bool(t.meta.get("cached")))
+        return t
+
+    t = read(path, require_gpu=require_gpu, progress=progress, read_one=one)
+    if use_cache:  # a directory is cached only when every rank file was
+        t.meta["cached"] = all(hits)
     return _validate(t, path, require_gpu)

@@ -180,6 +180,42 @@ def with_cache(f):
     return f
 
 
+# --- many ranks: per-rank work in parallel on a Dask cluster (traceattrib.parallel) ---
+cluster_options = [
+    click.option("--workers", type=int, default=None, metavar="N",
+                 help="Analyze rank files in parallel on a local Dask cluster of N worker processes "
+                      "(pip install 'traceattrib[dask]')."),
+    click.option("--scheduler", default=None, metavar="ADDRESS",
+                 help="Use a running Dask scheduler (e.g. tcp://host:8786); its workers must see the "
+                      "trace files at the same paths (shared filesystem)."),
+]
+
+
+def with_cluster(f):
+    for opt in reversed(cluster_options):
+        f = opt(f)
+    return f
+
+
+def _analyze(paths, no_cache, cache_dir, workers, scheduler, **options):
+    """Reports of trace files or rank-file directories, one per path (options: analyze()'s):
+    per-rank work in this process or on the cluster, a progress bar per rank file on a terminal."""
+    from .parallel import analyze_path, cluster
+    from .progress import Progress
+    from .render.safe import clean
+
+    reps = []
+    with cluster(workers, scheduler) as client:
+        for path in paths:
+            name = clean(os.path.basename(path.rstrip('/')) or path)
+            with Progress(f"{'analyzing' if client is not None else 'loading'} {name}") as bar:
+                reps.append(analyze_path(path, use_cache=not no_cache, cache_dir=cache_dir, client=client,
+                                         progress=bar, **options))
+    for rep in reps:
+        _warn(rep.meta)
+    return reps
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="traceattrib")
 def cli() -> None:
@@ -218,18 +254,17 @@ def cli() -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
+@with_cluster
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
-           peak_flops, fmt, output, no_cache, cache_dir):
+           peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
-    from .analysis import analyze
     from .sol import Options
 
     rl = _rules(rules)
     so = Options(model=model, batch=batch, context=context, peak_bw=peak_bw, peak_flops=peak_flops)
     so.model_spec()  # a bad config fails before the trace is loaded
-    trace = _load(file, no_cache, cache_dir)
-    rep = analyze(trace, steps_regex=steps_regex, rules=rl, what_if=what_if, layers=layers, sol_options=so,
-                  link=link, what_if_links=what_if_links)
+    rep, = _analyze([file], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl,
+                    what_if=what_if, layers=layers, sol_options=so, link=link, what_if_links=what_if_links)
     _emit(render_report(rep, fmt, per_step), output)
 
 
@@ -306,17 +341,29 @@ def explain(names, rules, op, input_types, fmt):
 @click.option("-o", "--output", "outdir", required=True, type=click.Path(file_okay=False),
               help="Directory for <table>.parquet files and meta.json.")
 @with_cache
-def export(file, outdir, no_cache, cache_dir):
+@with_cluster
+def export(file, outdir, no_cache, cache_dir, workers, scheduler):
     """Write the normalized tables as Parquet for your own notebooks."""
-    from .cache import write_tables
     from .render.safe import clean
 
-    trace = _load(file, no_cache, cache_dir, require_gpu=False)
     try:
-        write_tables(trace, outdir)
+        if workers is not None or scheduler:
+            from .parallel import cluster, export_path
+            from .progress import Progress
+
+            with cluster(workers, scheduler) as client, \
+                    Progress(f"exporting {clean(os.path.basename(file.rstrip('/')))}") as bar:
+                counts = export_path(file, outdir, use_cache=not no_cache, cache_dir=cache_dir, client=client,
+                                     progress=bar)
+        else:
+            from .cache import write_tables
+
+            trace = _load(file, no_cache, cache_dir, require_gpu=False)
+            write_tables(trace, outdir)
+            counts = {n: len(t) for n, t in trace.tables().items()}
     except OSError as e:
         raise TraceError(f"{outdir}: cannot write ({e.strerror or e})") from None
-    click.echo(f"wrote {', '.join(f'{n}.parquet ({len(t)} rows)' for n, t in trace.tables().items())} "
+    click.echo(f"wrote {', '.join(f'{n}.parquet ({c} rows)' for n, c in counts.items())} "
                f"and meta.json to {clean(outdir)}")
 
 
@@ -332,15 +379,15 @@ def export(file, outdir, no_cache, cache_dir):
               help="Exit with status 1 when the median decode step got slower by more than PCT percent.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
-def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cache, cache_dir):
+@with_cluster
+def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cache, cache_dir, workers, scheduler):
     """Compare two traces (any formats): per bucket time and exposed time, before and after."""
-    from .analysis import analyze
     from .diff import diff as compare
     from .diff import slower_than
     from .render import diff as r
 
     rl = _rules(rules)
-    reps = [analyze(_load(f, no_cache, cache_dir), steps_regex=steps_regex, rules=rl) for f in (before, after)]
+    reps = _analyze([before, after], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl)
     res = compare(*reps)
     if fmt == "json":
         _emit(r.render_json(res), output)

@@ -165,27 +165,38 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
                 lab = (cause == HOST) | (cause == SYNC)
                 label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
         labels = _labels(label_parts, table, ctx)
-        if not len(launches):
-            notes.append("the trace has no CPU-side CUDA API calls (kernel-only): GPU idle time cannot "
-                         "be explained and is all `unexplained`; capture CUDA API calls (nsys -t cuda, "
-                         "torch.profiler with CPU activity) to see why the GPU waited")
-        elif sums[:, UNEXPLAINED].sum() > 0.05 * max(sums.sum(), 1):
-            notes.append(f"{sums[:, UNEXPLAINED].sum() / sums.sum():.0%} of GPU idle time has no CPU evidence "
-                         "(no launch call recorded for the ops that ended those gaps, or gaps outside the "
-                         "launching thread's recorded calls): `unexplained`")
-        host = sums[:, HOST].sum()
-        unnamed = int(labels.loc[(labels["cause"] == "host") & (labels["what"] == UNNAMED), "ns"].sum()) \
-            if len(labels) else 0
-        if host > 0.05 * max(sums.sum(), 1) and unnamed > host / 2:
-            notes.append(f"{unnamed / host:.0%} of host idle time (CPU busy between CUDA calls) has no name: "
-                         "no range, Python frame or CPU op covers it; add NVTX ranges / record_function, "
-                         "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
-                         "the CPU did")
     else:
         labels = pd.DataFrame(columns=LABEL_COLUMNS)
     causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
     causes[QUEUED_COLUMN] = queued
+    if nsteps and in_step.size:
+        notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
+
+
+def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launches: bool) -> list[str]:
+    """What to know about the idle split, from its totals: causes holds CAUSE_COLUMNS per step (the
+    steps table does), labels as IdleCauses.labels. A function of sums, so that a merge of per-rank
+    results (traceattrib.analysis.merge) says what one pass over every rank would."""
+    notes: list[str] = []
+    sums = causes[list(CAUSE_COLUMNS)].to_numpy(np.int64)
+    if not has_launches:
+        notes.append("the trace has no CPU-side CUDA API calls (kernel-only): GPU idle time cannot "
+                     "be explained and is all `unexplained`; capture CUDA API calls (nsys -t cuda, "
+                     "torch.profiler with CPU activity) to see why the GPU waited")
+    elif sums[:, UNEXPLAINED].sum() > 0.05 * max(sums.sum(), 1):
+        notes.append(f"{sums[:, UNEXPLAINED].sum() / sums.sum():.0%} of GPU idle time has no CPU evidence "
+                     "(no launch call recorded for the ops that ended those gaps, or gaps outside the "
+                     "launching thread's recorded calls): `unexplained`")
+    host = sums[:, HOST].sum()
+    unnamed = int(labels.loc[(labels["cause"] == "host") & (labels["what"] == UNNAMED), "ns"].sum()) \
+        if labels is not None and len(labels) else 0
+    if host > 0.05 * max(sums.sum(), 1) and unnamed > host / 2:
+        notes.append(f"{unnamed / host:.0%} of host idle time (CPU busy between CUDA calls) has no name: "
+                     "no range, Python frame or CPU op covers it; add NVTX ranges / record_function, "
+                     "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
+                     "the CPU did")
+    return notes
 
 
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:

@@ -3,6 +3,7 @@ or .json.gz) or a directory of per-rank torch.profiler traces."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -42,14 +43,10 @@ def rank_files(directory: str) -> list[str]:
     return files
 
 
-def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Trace:
-    """Parse a trace file or a directory of per-rank traces (no cache).
-
-    progress(fraction, what) is called as the load advances (see traceattrib.progress)."""
-    if not os.path.exists(path):
-        raise TraceError(f"{path}: no such file or directory")
-    if os.path.isdir(path):
-        return _read_ranks(path, require_gpu, progress)
+def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Trace:
+    """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache)."""
+    if not os.path.isfile(path):
+        raise TraceError(f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file")
     fmt = detect(path)
     if fmt == "nsys-rep":  # exported to SQLite once (cached), then read as any export
         t = nsys.read(nsysrep.to_sqlite(path), require_gpu=require_gpu, progress=progress)
@@ -62,32 +59,61 @@ def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Tr
     return t
 
 
-def _read_ranks(directory: str, require_gpu: bool, progress: ProgressFn = noop) -> Trace:
-    files = rank_files(directory)
+def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
+         read_one: Callable[..., Trace] = read_file) -> Trace:
+    """Parse a trace file or a directory of per-rank traces.
+
+    A directory is each rank file read with `read_one(file, require_gpu=, progress=)` (default:
+    parse, no cache; traceattrib.cache passes its cached reader), then merged. progress(fraction,
+    what) is called as the load advances (see traceattrib.progress)."""
+    if not os.path.exists(path):
+        raise TraceError(f"{path}: no such file or directory")
+    if not os.path.isdir(path):
+        return read_one(path, require_gpu=require_gpu, progress=progress)
+    files = rank_files(path)
     traces = []
     for i, f in enumerate(files):
         def part(fraction: float, what: str = "", i: int = i) -> None:
             progress((i + fraction) / len(files), f"rank file {i + 1}/{len(files)} {what}")
-        traces.append(kineto.read(f, require_gpu=require_gpu, progress=part))
-    ranks = [t.meta.get("rank") for t in traces]
-    if len(set(ranks)) != len(ranks):  # no usable distributedInfo: number files in name order
+        traces.append(read_one(f, require_gpu=require_gpu, progress=part))
+    return merge_ranks(traces, path, files)
+
+
+def renumbered(metas: list[dict]) -> bool:
+    """True when the rank files carry no usable distinct rank ids (no or repeated distributedInfo
+    ranks): ranks are then numbered by file name order."""
+    ranks = [m.get("rank") for m in metas]
+    return len(set(ranks)) != len(ranks)
+
+
+def merge_meta(metas: list[dict], directory: str, files: list[str]) -> dict:
+    """Meta of a directory of rank files from each file's meta (in file order)."""
+    ranks = list(range(len(metas))) if renumbered(metas) else [m["rank"] for m in metas]
+    meta = dict(metas[0])
+    meta.update(path=directory, files=files, ranks=sorted(ranks),
+                world_size=metas[0].get("world_size") or len(metas),
+                gpus=[g for m in metas for g in m.get("gpus", [])],
+                devices=sorted({d for m in metas for d in m.get("devices", [])}),
+                notes=sorted({n for m in metas for n in m.get("notes", [])}))
+    warnings = [f"{os.path.basename(f)}: {w}" for f, m in zip(files, metas) for w in m.get("warnings", [])]
+    if warnings:
+        meta["warnings"] = warnings
+    else:
+        meta.pop("warnings", None)
+    meta.pop("rank", None)
+    return meta
+
+
+def merge_ranks(traces: list[Trace], directory: str, files: list[str]) -> Trace:
+    """One trace from per-rank traces (file order): tables concatenated, rank ids kept from
+    distributedInfo or, when they clash, renumbered by file order."""
+    meta = merge_meta([t.meta for t in traces], directory, files)
+    if renumbered([t.meta for t in traces]):
         for i, t in enumerate(traces):
-            t.meta["rank"] = i
             for name in TABLES:
                 tab = getattr(t, name)
                 if len(tab):
                     tab["rank"] = i
     merged = {name: conform(pd.concat([getattr(t, name) for t in traces], ignore_index=True), cols)
               for name, cols in TABLES.items()}
-    first = traces[0].meta
-    meta = dict(first)
-    meta.update(path=directory, files=files, ranks=sorted(t.meta["rank"] for t in traces),
-                world_size=first.get("world_size") or len(traces),
-                gpus=[g for t in traces for g in t.meta.get("gpus", [])],
-                devices=sorted({d for t in traces for d in t.meta.get("devices", [])}),
-                notes=sorted({n for t in traces for n in t.meta.get("notes", [])}))
-    warnings = [f"{os.path.basename(f)}: {w}" for f, t in zip(files, traces) for w in t.meta.get("warnings", [])]
-    if warnings:
-        meta["warnings"] = warnings
-    meta.pop("rank", None)
     return Trace(**merged, meta=meta)

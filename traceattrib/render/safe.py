@@ -52,9 +52,12 @@ def clean_obj(x: Any) -> Any:
     return x
 
 
-def clean_frame(df: pd.DataFrame) -> pd.DataFrame:
+def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
     """A copy of `df` whose string columns are cleaned; categoricals only touch their categories
-    (one call per distinct value, whatever the row count). Unchanged frames are returned as is."""
+    (one call per distinct value, whatever the row count). Unchanged frames (and None: a report
+    merged from per-rank results holds no kernel table) are returned as is."""
+    if df is None:
+        return None
     out = None
     for c in df.columns:
         s = df[c]
@@ -85,7 +88,8 @@ def clean_report(rep):
     return dataclasses.replace(
         rep, meta=clean_obj(rep.meta), notes=clean_obj(list(rep.notes)), steps=clean_frame(rep.steps),
         kernels=clean_frame(rep.kernels), memops=clean_frame(rep.memops), summary=clean_obj(rep.summary),
-        collectives=clean_frame(rep.collectives))
+        collectives=clean_frame(rep.collectives), kernel_totals=clean_frame(getattr(rep, "kernel_totals", None)),
+        idle_labels=clean_frame(rep.idle_labels))
 
 
 def clean_trace(trace):

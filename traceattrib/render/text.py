@@ -1,9 +1,7 @@
 """Terminal report, at most 100 columns wide."""
 from __future__ import annotations
 
-import numpy as np
-
-from .. import idle
+from .. import analysis, idle
 from ..analysis import Report
 from . import comm
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
@@ -131,18 +129,12 @@ def idle_advice(d: dict) -> list[str]:
 
 def top_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:
     """Heaviest kernels per bucket inside this kind's steps: total time per step and count."""
-    rows = rep.kind_steps(kind).index
-    kk = rep.kernels[np.isin(rep.kernels["step"].to_numpy(), rows.to_numpy())]
-    if not len(kk):
+    g = analysis.top_kernels(rep, kind, top)
+    if not len(g):
         return []
-    n = max(len(rows), 1)
-    g = kk.assign(d=kk["end_ns"] - kk["start_ns"]).groupby(["bucket", "name"], observed=True)["d"] \
-        .agg(["sum", "size"]).reset_index()
     out = [f"top kernels per bucket ({kind}, per step):"]
-    for b in rep.buckets:
-        gb = g[g["bucket"].astype(str) == b].nlargest(top, "sum")
-        for _, r in gb.iterrows():
-            out.append(trunc(f"  {b:<13} {ms(r['sum'] / n):>8} ms {r['size'] / n:>5.0f}x  {r['name']}", WIDTH))
+    for r in g.itertuples():
+        out.append(trunc(f"  {r.bucket:<13} {ms(r.total_ns / r.steps):>8} ms {r.count / r.steps:>5.0f}x  {r.name}", WIDTH))
     return out
 
 

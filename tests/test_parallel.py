@@ -1,0 +1,386 @@
+"""Per-rank analysis and its merge give the report of a whole-trace analysis, in this process and
+on a Dask cluster; the Parquet cache is per rank file; export of many ranks streams."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from traceattrib import analysis, attribute, cache, classify, comm, findings, idle, parallel, sol, steps
+from traceattrib.analysis import Report, analyze, merge_notes
+from traceattrib.cli import main, render_report
+from traceattrib.ingest import read
+from traceattrib.progress import Progress
+from traceattrib.render import text
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, ROOT, needs_shared
+
+INPUTS = ["llama_eager_nsys.sqlite", "llama_graph_nsys.sqlite", "llama_graph_nsys_node.sqlite",
+          "llama_eager_torch.pt.trace.json.gz", "llama_graph_torch.pt.trace.json.gz", "tp2_eager_nsys.sqlite",
+          "tp2_eager_torch", "tp2_graph_torch"]
+OPTIONS = dict(what_if={"communication": 2.0}, layers=4)
+
+
+def _make_ranks():
+    spec = importlib.util.spec_from_file_location("make_ranks", ROOT / "bench" / "make_ranks.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """A cache directory the module's cluster tests share, so rank files are parsed once."""
+    return str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="module")
+def ranks4(tmp_path_factory):
+    """4 ranks: rank ids 0-3 rewritten in distributedInfo (0-1 eager TP=2 capture, 2-3 CUDA graphs)."""
+    d = tmp_path_factory.mktemp("ranks4")
+    _make_ranks().build(d, ranks=4)
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def clash4(tmp_path_factory):
+    """4 rank files whose distributedInfo ranks repeat (0, 1, 0, 1): numbered by file order."""
+    d = tmp_path_factory.mktemp("clash4")
+    for prefix, src in (("a", "tp2_eager_torch"), ("b", "tp2_graph_torch")):
+        for r in (0, 1):
+            shutil.copy(FIXTURES / src / f"rank{r}.pt.trace.json.gz", d / f"{prefix}_rank{r}.pt.trace.json.gz")
+    return str(d)
+
+
+# --- the reference: the whole trace analyzed at once, top kernels read from the kernel table ---
+
+def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_options=None, link=None,
+                       what_if_links=(), model=None) -> Report:
+    """The pipeline before the per-rank split (analysis.analyze as it was): steps, speed of light
+    and communication over all ranks at once, from the whole kernel table."""
+    rules = classify.load_rules()
+    kc = classify.classify_kernels(trace.kernels, rules)
+    mc = classify.classify_memops(trace.memops, rules)
+    st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
+    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    bd = attribute.breakdown(st, codes, analysis._comm_text(trace.kernels, kc["bucket"]))
+    kstep = analysis._op_step(st, "kernel", len(trace.kernels))
+    bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].to_numpy(), sol_options)
+    ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+    for c in ic.causes.columns:
+        bd.steps[c] = ic.causes[c].to_numpy()
+    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
+    sol.add_summary(summary, bd.steps)
+    idle.add_summary(summary, bd.steps, ic.labels)
+    summary["evidence"] = st.evidence
+    summary["evidence_why"] = st.why
+    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
+    memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
+                                 step=analysis._op_step(st, "memop", len(trace.memops)))
+    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes + ic.notes
+    model = analysis.comm_model(model, sol_options)
+    cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
+    summary, colls, cnotes = comm.apply(summary, bd.collectives, cr)
+    notes += cnotes
+    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
+    summary["ceiling"] = findings.ceiling(summary)
+    other = summary.get("bucket_share", {}).get("other")
+    if other is not None:
+        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
+                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
+    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=colls,
+                  kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes, comm=cr,
+                  idle_labels=ic.labels)
+
+
+def top_kernels_from_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:
+    """The top-kernels lines as they were made from Report.kernels."""
+    rows = rep.kind_steps(kind).index
+    kk = rep.kernels[np.isin(rep.kernels["step"].to_numpy(), rows.to_numpy())]
+    if not len(kk):
+        return []
+    n = max(len(rows), 1)
+    g = kk.assign(d=kk["end_ns"] - kk["start_ns"]).groupby(["bucket", "name"], observed=True)["d"] \
+        .agg(["sum", "size"]).reset_index()
+    out = [f"top kernels per bucket ({kind}, per step):"]
+    for b in rep.buckets:
+        for _, r in g[g["bucket"].astype(str) == b].nlargest(top, "sum").iterrows():
+            out.append(text.trunc(f"  {b:<13} {text.ms(r['sum'] / n):>8} ms {r['size'] / n:>5.0f}x  {r['name']}",
+                                  text.WIDTH))
+    return out
+
+
+def renders(rep: Report) -> dict[str, str]:
+    return {f: render_report(rep, f, per_step=True) for f in ("text", "md", "json", "csv")}
+
+
+def reference_renders(rep: Report, monkeypatch) -> dict[str, str]:
+    with monkeypatch.context() as m:
+        m.setattr(text, "top_kernels", top_kernels_from_kernels)
+        return renders(rep)
+
+
+def assert_same_report(new: Report, ref: Report) -> None:
+    pd.testing.assert_frame_equal(new.steps, ref.steps)
+    pd.testing.assert_frame_equal(new.collectives.reset_index(drop=True), ref.collectives.reset_index(drop=True),
+                                  check_dtype=len(ref.collectives) > 0)
+    assert new.summary == ref.summary
+    assert new.notes == ref.notes
+    assert new.evidence == ref.evidence and new.buckets == ref.buckets
+
+
+@pytest.mark.parametrize("name", INPUTS)
+def test_per_rank_merge_equals_whole_trace(name, monkeypatch):
+    path = str(FIXTURES / name)
+    trace = cache.load(path)  # parsed once; analyze_path below reads the cache entries back
+    ref = whole_trace_report(trace, **OPTIONS)
+    api = analyze(trace, **OPTIONS)  # per rank in this process, kernels kept
+    assert_same_report(api, ref)
+    pd.testing.assert_frame_equal(api.kernels, ref.kernels)
+    pd.testing.assert_frame_equal(api.memops, ref.memops)
+    # the command line's path: one task per rank file through the cache, no kernels kept
+    cli = parallel.analyze_path(path, **OPTIONS)
+    assert cli.kernels is None
+    assert_same_report(cli, ref)
+    want = reference_renders(ref, monkeypatch)
+    assert renders(cli) == want
+    assert renders(api) == want
+    # graph-level nsys captures have no kernel rows inside CUDA graphs, hence no top kernels
+    assert ("top kernels per bucket (decode, per step):" in want["text"]) == (name != "llama_graph_nsys.sqlite")
+
+
+def test_directory_with_clashing_rank_ids(clash4, monkeypatch, shared_cache):
+    trace = cache.load(clash4, cache_dir=shared_cache)
+    assert trace.meta["ranks"] == [0, 1, 2, 3]
+    ref = whole_trace_report(trace, **OPTIONS)
+    rep = parallel.analyze_path(clash4, cache_dir=shared_cache, **OPTIONS)
+    assert_same_report(rep, ref)
+    assert renders(rep) == reference_renders(ref, monkeypatch)
+    assert sorted(rep.comm.instances["rank"].unique()) == [0, 1, 2, 3]
+
+
+@needs_shared
+@pytest.mark.parametrize("path", [NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite",
+                                  PUBLIC / "hta_a100_2rank_nccl_args.json.gz"])
+def test_per_rank_merge_equals_whole_trace_shared(path, monkeypatch):
+    trace = read(str(path))
+    ref = whole_trace_report(trace)
+    rep = parallel.analyze_path(str(path))
+    assert_same_report(rep, ref)
+    assert renders(rep) == reference_renders(ref, monkeypatch)
+
+
+def test_collective_instances_line_up_across_ranks():
+    """Per-rank instance tables, merged, are what the communication analysis matches across ranks."""
+    rep = parallel.analyze_path(str(FIXTURES / "tp2_graph_torch"), layers=4)
+    inst = rep.comm.instances
+    assert len(inst) == 2 * 13 * 8 and inst["matched"].all()
+    for rank, g in inst.groupby("rank"):
+        assert (g["collective"] == "all_reduce").all()
+        assert sorted(g["seq"]) == list(range(len(g)))
+        # 8 all-reduces (2 per layer) in each of the rank's 13 steps; step_row points into rep.steps
+        assert g.groupby("step").size().to_dict() == {i: 8 for i in range(13)}
+        rows = rep.steps.iloc[g["step_row"].to_numpy()]
+        assert (rows["rank"].to_numpy() == rank).all() and (rows["index"].to_numpy() == g["step"].to_numpy()).all()
+    a, b = (inst[inst["rank"] == r].set_index("seq").sort_index() for r in (0, 1))
+    assert (a["match"] == b["match"]).all() and (a["step"] == b["step"]).all()
+
+
+def test_kernel_totals_are_kernel_durations():
+    rep = analyze(read(str(FIXTURES / "tp2_eager_torch")))
+    k = rep.kernels[rep.kernels["step"] >= 0]
+    assert rep.kernel_totals["total_ns"].sum() == (k["end_ns"] - k["start_ns"]).sum()
+    assert rep.kernel_totals["count"].sum() == len(k)
+    assert set(rep.kernel_totals["rank"]) == {0, 1}
+
+
+def test_merge_notes_sums_counts_and_keeps_order():
+    a = ["5 GPU op(s) were launched outside every step", "1 warm-up step(s) flagged and left out",
+         "constant note on 2.5% and decode_step_3"]
+    b = ["2 outlier step(s) flagged", "1 warm-up step(s) flagged and left out", "constant note on 2.5% and decode_step_3"]
+    c = ["3 GPU op(s) were launched outside every step", "2 outlier step(s) flagged"]
+    assert merge_notes([a, b, c]) == ["8 GPU op(s) were launched outside every step", "4 outlier step(s) flagged",
+                                      "2 warm-up step(s) flagged and left out",
+                                      "constant note on 2.5% and decode_step_3"]
+    assert merge_notes([a]) == a
+    # counts are summed; sizes, layers and other numbers are text that must agree
+    tp = "--model: tensor parallel size 2 (from the collectives' process-group size): weights split"
+    lay = "--layers 4 but the steps hold 3 layers each (attention calls per step)"
+    assert merge_notes([[tp, lay, "the floor exceeds the measured span on 2 of 13 step(s): check",
+                         "step kinds inferred, not named: 12 from launch grid, 1 from span"],
+                        [tp, lay, "the floor exceeds the measured span on 1 of 13 step(s): check",
+                         "step kinds inferred, not named: 12 from launch grid, 1 from span"]]) == \
+        [tp, lay, "the floor exceeds the measured span on 3 of 26 step(s): check",
+         "step kinds inferred, not named: 24 from launch grid, 2 from span"]
+    assert merge_notes([["weight bytes differ by +12% (512 B vs 456 B per step)"],
+                        ["weight bytes differ by +12% (512 B vs 456 B per step)"]]) == \
+        ["weight bytes differ by +12% (512 B vs 456 B per step)"]
+
+
+@needs_shared
+def test_steps_regex_matching_some_ranks(tmp_path):
+    d = tmp_path / "mixed"
+    d.mkdir()
+    shutil.copy(FIXTURES / "llama_eager_torch.pt.trace.json.gz", d / "a.json.gz")
+    shutil.copy(PUBLIC / "hta_ns_resolution_rank0.json.gz", d / "b.json.gz")
+    trace = read(str(d))
+    ref = whole_trace_report(trace, steps_regex="decode_step")
+    rep = parallel.analyze_path(str(d), steps_regex="decode_step")
+    pd.testing.assert_frame_equal(rep.steps, ref.steps)
+    assert rep.summary == ref.summary
+    assert sum("no range matches --steps 'decode_step'" in n for n in rep.notes) == 1
+    with pytest.raises(Exception, match="matches no range name"):
+        parallel.analyze_path(str(d), steps_regex="no_such_range_name")
+
+
+# --- the cache is per rank file ----------------------------------------------------------------
+
+def test_directory_cache_is_per_rank_file(tmp_path, clash4):
+    d = tmp_path / "ranks"
+    shutil.copytree(clash4, d)
+    cdir = tmp_path / "cache"
+    first = cache.load(str(d), cache_dir=str(cdir))
+    assert first.meta["cached"] is False
+    assert len(os.listdir(cdir)) == 4  # one entry per rank file, none for the directory
+    again = cache.load(str(d), cache_dir=str(cdir))
+    assert again.meta["cached"] is True
+    for name, t in first.tables().items():
+        pd.testing.assert_frame_equal(t, again.tables()[name], check_categorical=False)
+    assert {k: v for k, v in again.meta.items() if k != "cached"} == {k: v for k, v in first.meta.items() if k != "cached"}
+    assert first.meta["ranks"] == [0, 1, 2, 3] and len(first.kernels) == 13848
+    # one rank file changed: only its entry is rebuilt; the others are read back
+    f = sorted(d.iterdir())[1]
+    os.utime(f, ns=(1, 1))
+    hits = [cache.read_file(str(p), cache_dir=str(cdir)).meta["cached"] for p in sorted(d.iterdir())]
+    assert hits == [True, False, True, True]
+    assert len(os.listdir(cdir)) == 5
+
+
+# --- progress, Dask missing, bad flags ---------------------------------------------------------
+
+class FakeTTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_per_rank_file_in_process(clash4, shared_cache):
+    tty = FakeTTY()
+    with Progress("loading clash4", stream=tty, min_interval_s=0) as bar:
+        parallel.analyze_path(clash4, progress=bar, cache_dir=shared_cache)
+    out = tty.getvalue()
+    assert "rank file 1/4" in out and "rank file 4/4" in out and "100%" in out
+
+
+def test_flags_without_dask_are_exit_2(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    for args in (["report", str(FIXTURES / "tp2_eager_torch"), "--workers", "2"],
+                 ["diff", str(FIXTURES / "tp2_eager_torch"), str(FIXTURES / "tp2_graph_torch"), "--scheduler", "tcp://x:1"],
+                 ["export", str(FIXTURES / "tp2_eager_torch"), "-o", "/nonexistent/x", "--workers", "1"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "needs Dask, which is not installed: pip install 'traceattrib[dask]'" in err[0]
+
+
+def test_bad_cluster_flags(capsys):
+    p = str(FIXTURES / "tp2_eager_torch")
+    assert main(["report", p, "--workers", "0"]) == 2
+    assert "--workers 0: need at least 1" in capsys.readouterr().err
+    assert main(["report", p, "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+
+
+# --- export: streaming merge of rank files -----------------------------------------------------
+
+def test_export_merge_streams_in_time_order(tmp_path, clash4, monkeypatch, shared_cache):
+    monkeypatch.setattr(parallel, "EXPORT_BATCH_ROWS", 401)  # many rounds, ties across batch edges
+    counts = parallel.export_path(clash4, str(tmp_path / "out"), cache_dir=shared_cache)
+    got = cache.read_tables(str(tmp_path / "out"))
+    want = cache.load(clash4, cache_dir=shared_cache)
+    want.meta.pop("cached")
+    assert counts == {n: len(t) for n, t in want.tables().items()}
+    for name, t in want.tables().items():
+        pd.testing.assert_frame_equal(got.tables()[name], t, check_categorical=False)
+    assert got.meta["ranks"] == [0, 1, 2, 3] and got.meta["files"] == want.meta["files"]
+    assert sorted(os.listdir(tmp_path / "out")) == sorted([f"{n}.parquet" for n in want.tables()] + ["meta.json"])
+
+
+# --- on a Dask cluster: identical output --------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A LocalCluster of 2 worker processes for the module's tests; its address."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as lc:
+        yield lc.scheduler_address
+
+
+def run(capsys, *args):
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return out
+
+
+def test_cluster_report_identical_to_single_process(capsys, ranks4, scheduler, tmp_path):
+    cdir = str(tmp_path / "c")
+    opts = ["--layers", "4", "--what-if", "communication=2", "--per-step", "--cache-dir", cdir]
+    # the cluster first: its workers fill the per-rank-file cache, which this process then reads
+    on_cluster = {fmt: run(capsys, "report", ranks4, "--format", fmt, "--scheduler", scheduler, *opts)
+                  for fmt in ("text", "json")}
+    assert len(os.listdir(cdir)) == 4
+    assert all(cache.read_file(os.path.join(ranks4, n), cache_dir=cdir).meta["cached"] for n in os.listdir(ranks4))
+    for fmt, out in on_cluster.items():
+        assert run(capsys, "report", ranks4, "--format", fmt, *opts) == out
+    rep = json.loads(on_cluster["json"])
+    assert rep["trace"]["ranks"] == [0, 1, 2, 3] and rep["trace"]["world_size"] == 4
+    assert sorted({s["rank"] for s in rep["steps"]}) == [0, 1, 2, 3] and len(rep["steps"]) == 52
+    assert "top kernels per bucket (decode, per step):" in on_cluster["text"]
+
+
+def test_cluster_clashing_ranks_diff_and_export(capsys, clash4, scheduler, tmp_path, shared_cache):
+    g = str(FIXTURES / "tp2_graph_torch")
+    c = ["--cache-dir", shared_cache]
+    assert run(capsys, "diff", clash4, g, "--scheduler", scheduler, *c) == run(capsys, "diff", clash4, g, *c)
+    run(capsys, "export", clash4, "-o", str(tmp_path / "a"), *c)
+    msg = run(capsys, "export", clash4, "-o", str(tmp_path / "b"), "--scheduler", scheduler, *c)
+    assert "kernels.parquet (13848 rows)" in msg
+    a, b = cache.read_tables(str(tmp_path / "a")), cache.read_tables(str(tmp_path / "b"))
+    assert b.meta["ranks"] == [0, 1, 2, 3]
+    for name, t in a.tables().items():
+        pd.testing.assert_frame_equal(b.tables()[name], t, check_categorical=False)
+
+
+def test_workers_flag_starts_a_local_cluster(capsys, ranks4, shared_cache):
+    pytest.importorskip("distributed")
+    one = run(capsys, "report", ranks4, "--format", "json", "--cache-dir", shared_cache)
+    assert run(capsys, "report", ranks4, "--format", "json", "--workers", "2", "--cache-dir", shared_cache) == one
+
+
+def test_cluster_progress_per_rank_file(ranks4, scheduler, shared_cache):
+    from distributed import Client
+
+    tty = FakeTTY()
+    with Client(scheduler) as client, Progress("analyzing ranks4", stream=tty, min_interval_s=0) as bar:
+        rep = parallel.analyze_path(ranks4, client=client, progress=bar, cache_dir=shared_cache)
+    assert "1/4 rank files" in tty.getvalue() and "4/4 rank files" in tty.getvalue()
+    assert rep.kernels is None and len(rep.steps) == 52
+
+
+def test_cluster_bad_rank_file_is_one_line(capsys, ranks4, scheduler, tmp_path):
+    d = tmp_path / "bad"
+    shutil.copytree(ranks4, d)
+    victim = sorted(d.iterdir())[2]
+    victim.write_bytes(victim.read_bytes()[:5000])  # truncated gzip
+    rc = main(["report", str(d), "--no-cache", "--scheduler", scheduler])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("traceattrib: error:") and victim.name in err[0]

@@ -1,0 +1,296 @@
+"""The per-rank part of the analysis over a trace's files, in this process or on a Dask cluster.
+
+One task per trace file: load it through the Parquet cache (`cache.read_file`), run
+classify -> steps -> attribute on each rank it holds (`analysis.analyze_rank`) and return only
+the small per-rank results. Kernel tables never leave the process that read them, so the
+client's memory grows with the per-rank results only, and a worker holds one rank at a time
+(one thread per worker process). The merge (`analysis.merge`) is the same as in `analyze(trace)`.
+
+Dask is optional (`pip install 'traceattrib[dask]'`): without a client the tasks run here, one
+file after another. With `--workers N` a local cluster of N worker processes is started; with
+`--scheduler ADDRESS` a running cluster is used, whose workers must see the trace files (and
+the export directory) at the same paths: a shared filesystem.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from . import cache, classify, comm, sol
+from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split_ranks
+from .errors import TraceError
+from .ingest import merge_meta, rank_files, renumbered
+from .progress import ProgressFn, noop
+
+DASK_HINT = "pip install 'traceattrib[dask]'"
+
+
+@contextlib.contextmanager
+def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+    """A dask.distributed Client for --workers N (a local cluster of N processes, one thread
+    each) or --scheduler ADDRESS (a running cluster); None when neither is given."""
+    if workers is None and not scheduler:
+        yield None
+        return
+    if workers is not None and scheduler:
+        raise TraceError("--workers and --scheduler exclude each other: start a local cluster or use a running one")
+    if workers is not None and workers < 1:
+        raise TraceError(f"--workers {workers}: need at least 1")
+    try:
+        import logging
+
+        from distributed import Client, LocalCluster
+    except ImportError:
+        flag = "--workers" if workers is not None else "--scheduler"
+        raise TraceError(f"{flag} needs Dask, which is not installed: {DASK_HINT}") from None
+    if workers is not None:
+        # processes, not threads: parsing and pandas work hold the GIL; ":0": any free port for the
+        # scheduler's HTTP endpoint (a second cluster on this machine must not collide)
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                          silence_logs=logging.ERROR) as lc, Client(lc) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise TraceError(f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+    with client:
+        yield client
+
+
+def file_task(path: str, steps_regex: str | None, rules: classify.Rules, use_cache: bool, cache_dir: str | None,
+              layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
+              n_files: int = 1, progress: ProgressFn = noop) -> tuple[dict, list[RankResult]]:
+    """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
+    the per-rank results. n_files: rank files in the directory (the world size where the file
+    does not give one, as the merged trace's meta would say)."""
+    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress)
+    meta = dict(t.meta)
+    if n_files > 1 and not t.meta.get("world_size"):
+        t.meta["world_size"] = n_files
+    results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
+               for sub, _ in split_ranks(t)]
+    return meta, results
+
+
+def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rules | None = None,
+                 what_if: dict[str, float] | None = None, layers: int | None = None,
+                 sol_options: sol.Options | None = None, link=None, what_if_links: tuple = (),
+                 model: comm.Model | None = None, use_cache: bool = True, cache_dir: str | None = None,
+                 client: Any = None, progress: ProgressFn = noop) -> Report:
+    """The report of a trace file or a directory of rank files (options as analysis.analyze), one
+    task per file, on `client`'s cluster when given; Report.kernels stays None."""
+    cache.check_input(path)  # a FIFO, a symlink loop, ...: the same one line as every command
+    rules = rules if rules is not None else classify.load_rules()
+    if sol_options is not None:
+        sol_options.model_spec()  # read --model's config here: workers may not see the file
+    model = comm_model(model, sol_options)
+    is_dir = os.path.isdir(path)
+    files = rank_files(path) if is_dir else [path]
+    outs = run_files(files, dict(steps_regex=steps_regex, rules=rules, use_cache=use_cache, cache_dir=cache_dir,
+                                 layers=layers, sol_options=sol_options, model=model, n_files=len(files)),
+                     client, progress)
+    metas = [m for m, _ in outs]
+    opts = dict(steps_regex=steps_regex, what_if=what_if, layers=layers, sol_options=sol_options, link=link,
+                what_if_links=what_if_links)
+    if not is_dir:
+        return merge(outs[0][1], metas[0], **opts)
+    results = [r for _, rs in outs for r in rs]
+    if renumbered(metas):  # as ingest.merge_ranks: ranks numbered by file order
+        results = [r.relabel(i) for i, (_, rs) in enumerate(outs) for r in rs]
+    return merge(results, merge_meta(metas, path, files), **opts)
+
+
+def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:
+    """file_task(f, **kwargs) for every file, results in file order; progress after each file
+    (and, in this process, while parsing)."""
+    n = len(files)
+    if client is None:
+        out = []
+        for i, f in enumerate(files):
+            def part(fraction: float, what: str = "", i: int = i) -> None:
+                progress((i + fraction) / n, f"rank file {i + 1}/{n} {what}" if n > 1 else what)
+            out.append(file_task(f, progress=part, **kwargs))
+            part(1.0, "done")  # also when the file came from the cache (no parsing progress)
+        return out
+    return _on_cluster(client, file_task, files, kwargs, progress)
+
+
+def _on_cluster(client: Any, fn, files: list, kwargs: dict, progress: ProgressFn, star: bool = False) -> list:
+    """fn(file, **kwargs) (star: fn(*file, **kwargs)) on the cluster, results in input order."""
+    from distributed import as_completed
+
+    n = len(files)
+    if kwargs.get("rules") is not None:
+        # sent once per worker, not with every task: unpickling recompiles hundreds of regexes
+        kwargs = dict(kwargs, rules=client.scatter(kwargs["rules"], broadcast=True, hash=False))
+    futures = client.map(fn, *zip(*files), pure=False, **kwargs) if star else \
+        client.map(fn, files, pure=False, **kwargs)
+    where = {f.key: i for i, f in enumerate(futures)}
+    out: list = [None] * n
+    progress(0.0, f"0/{n} rank files")
+    try:
+        for done, fut in enumerate(as_completed(futures), 1):
+            i = where[fut.key]
+            try:
+                out[i] = fut.result()
+            except TraceError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a worker lost (memory) or an error of ours, name the file
+                if type(e).__name__ == "KilledWorker":
+                    f = files[i][0] if star else files[i]
+                    raise TraceError(f"{f}: the Dask worker processing it died (out of memory?)") from None
+                raise
+            fut.release()  # the result lives on here only
+            progress(done / n, f"{done}/{n} rank files")
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return out
+
+
+# --- export: tables of every rank file into one Parquet file per table, rows in time order ---
+
+EXPORT_BATCH_ROWS = 8192  # rows read per rank file at a time while merging
+
+
+def export_task(path: str, part_dir: str, use_cache: bool, cache_dir: str | None) -> dict:
+    """Load one trace file (cached) and write its tables, rows in (start_ns, end_ns) order, to
+    part_dir; its meta comes back."""
+    from .analysis import sort_rows
+
+    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, require_gpu=False)
+    cache.write_tables(sort_rows(t)[0], part_dir)
+    return t.meta
+
+
+def export_path(path: str, outdir: str, use_cache: bool = True, cache_dir: str | None = None, client: Any = None,
+                progress: ProgressFn = noop) -> dict[str, int]:
+    """`export` with one task per rank file: each writes its tables to a part directory under
+    outdir, then every table is merged into outdir/<table>.parquet streaming (a few thousand rows
+    per rank file in memory at a time), rows in (start_ns, end_ns) order, ties in file order, as
+    `cache.load` merges. Returns the row count per table."""
+    import json
+    import shutil
+    import tempfile
+
+    from .model import TABLES
+
+    if not os.path.exists(path):
+        raise TraceError(f"{path}: no such file or directory")
+    is_dir = os.path.isdir(path)
+    files = rank_files(path) if is_dir else [path]
+    os.makedirs(outdir, exist_ok=True)
+    parts_root = tempfile.mkdtemp(prefix=".parts-", dir=outdir)
+    try:
+        parts = [os.path.join(parts_root, str(i)) for i in range(len(files))]
+        metas = _run_pairs(export_task, files, parts, dict(use_cache=use_cache, cache_dir=cache_dir), client, progress)
+        meta = merge_meta(metas, path, files) if is_dir else metas[0]
+        ranks = list(range(len(files))) if is_dir and renumbered(metas) else None
+        counts = {name: merge_parquet([os.path.join(p, f"{name}.parquet") for p in parts],
+                                      os.path.join(outdir, f"{name}.parquet"), ranks)
+                  for name in TABLES}
+        meta.pop("cached", None)
+        with open(os.path.join(outdir, "meta.json"), "w") as f:
+            json.dump(meta, f, indent=1, default=str)
+    finally:
+        shutil.rmtree(parts_root, ignore_errors=True)
+    return counts
+
+
+def _run_pairs(fn, files: list[str], parts: list[str], kwargs: dict, client: Any, progress: ProgressFn) -> list:
+    if client is None:
+        out = []
+        for i, (f, p) in enumerate(zip(files, parts)):
+            out.append(fn(f, p, **kwargs))
+            progress((i + 1) / len(files), f"{i + 1}/{len(files)} rank files")
+        return out
+    return _on_cluster(client, fn, list(zip(files, parts)), kwargs, progress, star=True)
+
+
+def merge_parquet(parts: list[str], out: str, ranks: list[int] | None = None) -> int:
+    """Merge Parquet files whose rows are each in (start_ns, end_ns) order into one file in that
+    order (stable: ties keep part order), reading EXPORT_BATCH_ROWS rows per part at a time.
+    ranks: when given, part i's `rank` column is rewritten to ranks[i]. Returns the row count."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    files = [pq.ParquetFile(p) for p in parts]
+    schema = _unified_schema([f.schema_arrow for f in files])
+    its = [f.iter_batches(batch_size=EXPORT_BATCH_ROWS) for f in files]
+    k = len(files)
+    bufs: list = [schema.empty_table() for _ in range(k)]
+    open_ = [True] * k
+
+    def pull(i: int) -> None:
+        try:
+            b = pa.Table.from_batches([next(its[i])])
+        except StopIteration:
+            open_[i] = False
+            return
+        b = b.cast(schema)
+        if ranks is not None:
+            j = schema.get_field_index("rank")
+            b = b.set_column(j, schema.field(j), pa.array(np.full(b.num_rows, ranks[i]), schema.field(j).type))
+        bufs[i] = pa.concat_tables([bufs[i], b]) if bufs[i].num_rows else b
+
+    def key(t, j: int) -> tuple[int, int]:
+        return int(t.column("start_ns")[j].as_py()), int(t.column("end_ns")[j].as_py())
+
+    total = 0
+    with pq.ParquetWriter(out, schema) as w:
+        while True:
+            for i in range(k):
+                while open_[i] and not bufs[i].num_rows:
+                    pull(i)
+            live = [i for i in range(k) if open_[i]]
+            if not live and not any(b.num_rows for b in bufs):
+                break
+            # every row not yet read sorts at or after the last row read from its file: rows before
+            # the smallest such last row can be written now
+            bound = min((key(bufs[i], bufs[i].num_rows - 1), i) for i in live) if live else None
+            taken = []
+            for i in range(k):
+                t = bufs[i]
+                if not t.num_rows:
+                    continue
+                cut = t.num_rows if bound is None else _cut(t, bound[0])
+                if cut:
+                    taken.append(t.slice(0, cut))
+                    bufs[i] = t.slice(cut)
+            if not taken:
+                pull(bound[1])  # all of it ties with the bound: read on in that file
+                continue
+            chunk = pa.concat_tables(taken).combine_chunks().unify_dictionaries()
+            order = np.lexsort((chunk.column("end_ns").to_numpy(), chunk.column("start_ns").to_numpy()))
+            w.write_table(chunk.take(order))
+            total += chunk.num_rows
+        if not total:
+            w.write_table(schema.empty_table())
+    return total
+
+
+def _cut(t, bound: tuple[int, int]) -> int:
+    """Rows of t (sorted by start_ns, end_ns) whose (start_ns, end_ns) sorts before bound."""
+    import numpy as np
+
+    s = t.column("start_ns").to_numpy()
+    a, b = np.searchsorted(s, bound[0], "left"), np.searchsorted(s, bound[0], "right")
+    return int(a + np.searchsorted(t.column("end_ns").to_numpy()[a:b], bound[1], "left"))
+
+
+def _unified_schema(schemas: list):
+    """One schema for parts of the same table: dictionary (categorical) columns as int32-indexed
+    string dictionaries (pandas picks the index width per file); the first part's metadata."""
+    import pyarrow as pa
+
+    first = schemas[0]
+    fields = []
+    for f in first:
+        if pa.types.is_dictionary(f.type):
+            f = f.with_type(pa.dictionary(pa.int32(), pa.string()))
+        fields.append(f)
+    return pa.schema(fields, metadata=first.metadata)
