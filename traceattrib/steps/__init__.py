@@ -154,7 +154,7 @@ def _choose(cands: list[sources.Candidate], ops: pd.DataFrame, dets: dict[int, D
         if c.source == "regex" or v in ("one", "unchecked") or c.source == "detected":
             why = f"from {c.label}"
             if v == "one":
-                why += "; each holds one forward (one pass of the model's once-per-forward kernels)"
+                why += "; each holds one forward pass (checked against the kernel stream)"
             elif c.source == "regex" and v != "unchecked":
                 rejected.append(f"--steps ranges hold {_forwards_text(counts)} forward passes each, "
                                 "by the kernel stream's once-per-forward kernels")

@@ -59,7 +59,9 @@ def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.Da
         if not len(rng):
             continue
         step, tab = assign(windows_from_ranges(rng), ops, syncs)
-        cand = Candidate("annotations", f"{fam.framework} ({fam.name})", tab, step, forward=fam.forward)
+        names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str)))
+        shown = ", ".join(f"'{n}'" for n in names[:2]) + (", ..." if len(names) > 2 else "")
+        cand = Candidate("annotations", f"{fam.framework} ({shown})", tab, step, forward=fam.forward)
         if idle.any():
             cand.notes.append(f"{int(idle.sum())} step range(s) say no forward ran (zero requests) and are left out")
         out.append(cand)
