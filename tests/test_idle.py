@@ -18,6 +18,9 @@ from traceattrib.render import jsonout, markdown, text
 from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
 
 IDLE_FIXTURES = {"torch": "idle_causes_torch.pt.trace.json.gz", "nsys": "idle_causes_nsys.sqlite"}
+# the same workload under nsys with CPU samples and OS-runtime calls (--sample=process-tree -t osrt):
+# profiling overhead adds 0.5-0.9 ms of host time per step there, so it names, not measures, the wait
+SAMPLED = "idle_causes_sampled_nsys.sqlite"
 _cache: dict[str, tuple] = {}
 
 
@@ -97,6 +100,45 @@ def test_launch_is_the_largest_cause_in_the_burst(fmt):
     for _, r in c.iterrows():
         assert r["idle_launch_ns"] > 0.9 * (r["idle_launch_ns"] + r["idle_sync_ns"] + r["idle_host_ns"]
                                             + r["idle_unexplained_ns"])
+
+
+def test_cpu_samples_name_host_time_no_range_covers():
+    """nsys CPU samples: one cpu_ops row per sample (as many as COMPOSITE_EVENTS holds, read apart
+    with sqlite3), each on its thread; without the busy wait's NVTX range, the samples name it."""
+    import dataclasses
+    import sqlite3
+
+    path = FIXTURES / SAMPLED
+    trace, rep = loaded(str(path))
+    con = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+    n_samples, = con.execute("select count(distinct e.id) from COMPOSITE_EVENTS e join SAMPLING_CALLCHAINS c "
+                             "on c.id = e.id").fetchone()
+    first_t, = con.execute("select min(start) from COMPOSITE_EVENTS").fetchone()
+    top_sym, = con.execute("select s.value from COMPOSITE_EVENTS e join SAMPLING_CALLCHAINS c on c.id = e.id "
+                           "and c.stackDepth = 0 join StringIds s on s.id = c.symbol "
+                           "where s.value like '_PyTime%' limit 1").fetchone()
+    con.close()
+    smp = trace.cpu_ops[trace.cpu_ops["kind"] == "sample"]
+    assert len(smp) == n_samples == 52
+    assert int(smp["start_ns"].min()) == first_t
+    assert (smp["end_ns"] > smp["start_ns"]).all()
+    # nsys's default rate here is one sample per ~2 ms per thread: stretches at most that long
+    assert ((smp["end_ns"] - smp["start_ns"]) <= 2_100_000).all()
+    assert smp["name"].astype(str).str.startswith(top_sym + " (python3").any()
+    # with the range, the range names the busy wait; samples name the rest only
+    assert rep.summary["by_kind"]["unknown"]["top_host_gaps"][0]["what"] == "host_busy_wait"
+    r = trace.ranges
+    no_wait = dataclasses.replace(trace, ranges=r[r["name"].astype(str) != "host_busy_wait"].reset_index(drop=True))
+    rep2 = analyze(no_wait)
+    assert causes_sum_exactly(rep2.steps)
+    assert (rep2.steps["idle_host_ns"] == rep.steps["idle_host_ns"]).all()  # names change, causes do not
+    lab = rep2.idle_labels
+    host = lab[lab["cause"] == "host"]
+    by_src = host.groupby("source")["ns"].sum()
+    # the 8 x 3 ms busy wait is now named by samples: the interpreter's own frames
+    assert by_src["sample"] > 0.6 * 8 * 3e6, by_src
+    py = host[(host["source"] == "sample") & host["what"].str.contains(r"\(python3")]["ns"].sum()
+    assert py > 8 * 1e6, host.groupby("what")["ns"].sum().sort_values().tail()
 
 
 def test_nsys_and_torch_agree_on_host_idle():

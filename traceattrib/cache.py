@@ -27,7 +27,7 @@ from .model import TABLES, Trace, conform
 from .progress import ProgressFn, noop
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-FORMAT_VERSION = 4  # 3: nsys kernels carry collective args from NCCL NVTX ranges; 4: reader warnings
+FORMAT_VERSION = 5  # 3: nsys kernels carry collective args from NCCL NVTX ranges; 4: reader warnings; 5: nsys CPU samples
 
 
 def default_dir() -> str:

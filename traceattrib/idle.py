@@ -23,8 +23,8 @@ a gap and [L, Le) the API call that launched it on thread T (the thread the GPU 
   whose ops has a launch call (kernel-only traces): `unexplained`.
 
 Host and sync time is also named: host time by the innermost NVTX / record_function range, else
-Python frame, else CPU op (torch) or OS-runtime call (nsys -t osrt) enclosing it on T (ranges and
-frames that contain a whole step are not names); sync time by the API call. Vocabulary and the
+Python frame, else CPU op (torch) or OS-runtime call (nsys -t osrt) enclosing it on T, else the CPU
+sample (nsys --sample) taken there (ranges and frames that contain a whole step are not names); sync time by the API call. Vocabulary and the
 threshold live in rules/idle.toml. Times are int64 ns.
 """
 from __future__ import annotations
@@ -50,8 +50,8 @@ UNNAMED = "(no annotation)"  # host time no range, frame or op encloses
 OTHER = "(other)"
 
 # label sources, in packed label codes (source << 40 | category code)
-_SOURCES = ("none", "range", "python", "cpu_op", "osrt", "call", "call")
-_NONE, _RANGE, _PY, _CPU, _OSRT, _CALL, _CALL_BLOCKING = range(7)
+_SOURCES = ("none", "range", "python", "cpu_op", "osrt", "call", "call", "sample")
+_NONE, _RANGE, _PY, _CPU, _OSRT, _CALL, _CALL_BLOCKING, _SAMPLE = range(8)
 _INF = np.iinfo(np.int64).max
 
 
@@ -90,7 +90,7 @@ class IdleCauses:
             idle_launch_queued_ns (the part of launch with the next op already submitted).
     labels: what the CPU did during host and sync idle: rank, step (the step's index on its
             rank), cause ('host' | 'sync'), source ('range' | 'python' | 'cpu_op' | 'osrt' |
-            'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
+            'sample' | 'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
             rest summed as '(other)'.
     """
 
@@ -321,7 +321,7 @@ class _Context:
         self.r_name = pd.Categorical(ranges["name"]) if len(ranges) else pd.Categorical([])
         # label source per cpu_ops row: Python frame, OS-runtime call or (torch) CPU op
         kinds = pd.Categorical(cpu_ops["kind"]) if len(cpu_ops) else pd.Categorical([])
-        by_cat = np.array([{"python_function": _PY, "osrt": _OSRT}.get(str(k), _CPU) for k in kinds.categories] + [_CPU],
+        by_cat = np.array([{"python_function": _PY, "osrt": _OSRT, "sample": _SAMPLE}.get(str(k), _CPU) for k in kinds.categories] + [_CPU],
                           np.int64)
         self.c_src = by_cat[kinds.codes]  # code -1 (missing kind) reads the last entry: a CPU op
         skip = np.zeros(len(self.c_name.categories), bool)
@@ -424,7 +424,7 @@ class _Context:
 
     def _candidates(self, t, rank, crow, cos, coe, src, hs, he):
         """Name candidates on thread t overlapping host segments [hs, he): starts, ends, depth,
-        class (0 range, 1 Python frame, 2 CPU op / OS call, 3 Python frame of skip_frames) and
+        class (0 range, 1 Python frame, 2 CPU op / OS call, 3 Python frame of skip_frames, 4 CPU sample) and
         packed label code."""
         parts = []
         if crow.size:
@@ -433,7 +433,8 @@ class _Context:
             py = src == _PY
             skip = py & self.c_skip[np.maximum(codes, 0)]
             keep = codes >= 0
-            cls = np.where(skip, 3, np.where(py, 1, 2))  # skipped frames: a name of last resort
+            # skipped frames, then CPU samples (nsys --sample): names of last resort
+            cls = np.where(skip, 3, np.where(py, 1, np.where(src == _SAMPLE, 4, 2)))
             parts.append((cos[keep], coe[keep], dep[keep], cls[keep], (src[keep] << 40) | codes[keep]))
         rrow = np.flatnonzero(self.r_thread == t)
         if rrow.size:
@@ -491,7 +492,7 @@ class _Context:
         for s, c in zip(src.tolist(), code.tolist()):
             if s == _RANGE:
                 w = str(self.r_name.categories[c])
-            elif s in (_PY, _CPU, _OSRT):
+            elif s in (_PY, _CPU, _OSRT, _SAMPLE):
                 # builtins carry the object's address: "<built-in method record of Event object at 0x7f..>"
                 w = re.sub(r" at 0x[0-9a-fA-F]+>$", ">", str(self.c_name.categories[c]))
             elif s in (_CALL, _CALL_BLOCKING):
@@ -556,7 +557,7 @@ def _innermost_by_class(x, s, e, depth, cls, code) -> np.ndarray:
     depth are disjoint, so one sorted search per depth level finds the candidate there."""
     out = np.full(x.size, _NONE << 40, np.int64)
     todo = np.ones(x.size, bool)
-    for c in (0, 1, 2, 3):
+    for c in (0, 1, 2, 3, 4):
         mc = cls == c
         if not mc.any() or not todo.any():
             continue

@@ -79,7 +79,7 @@ CPU_OP_COLUMNS: dict[str, str] = {
     "start_ns": "int64",
     "end_ns": "int64",
     "name": "category",        # aten::linear, "vllm/v1/worker/gpu_model_runner.py(1234): execute_model", poll
-    "kind": "category",        # cpu_op | python_function (torch); osrt (nsys OS runtime calls)
+    "kind": "category",        # cpu_op | python_function (torch); osrt (nsys OS runtime calls), sample (nsys CPU samples)
     "pid": "int64",
     "tid": "int64",
     "rank": "int32",

@@ -43,6 +43,8 @@ DRIVER_TABLE = "CUPTI_ACTIVITY_KIND_DRIVER"
 GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
 NVTX_TABLE = "NVTX_EVENTS"
 OSRT_TABLE = "OSRT_API"  # OS runtime calls (poll, futex, sem_wait, ...) when captured with -t osrt
+SAMPLE_TABLE = "COMPOSITE_EVENTS"  # CPU IP/backtrace samples (nsys profile --sample=process-tree)
+CALLCHAIN_TABLE = "SAMPLING_CALLCHAINS"  # their call stacks, one row per frame
 CUDA_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, DRIVER_TABLE, GRAPH_TABLE)
 GPU_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, GRAPH_TABLE)
 
@@ -73,6 +75,8 @@ LAUNCH_COLS = (["start", "end", "globalTid", "correlationId", "nameId"], [])
 NVTX_COLS = (["start", "eventType"], ["end", "textId", "globalTid", "domainId"])
 GRAPH_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"], ["graphId", "graphExecId"])
 OSRT_COLS = (["start", "end", "globalTid", "nameId"], [])
+SAMPLE_COLS = (["id", "start", "globalTid"], [])
+CALLCHAIN_COLS = (["id", "symbol", "module", "stackDepth"], [])
 
 
 class _Reader:
@@ -265,9 +269,11 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         for table, spec, names in ((KERNEL_TABLE, KERNEL_COLS, KERNEL_NAMES), (MEMCPY_TABLE, MEMCPY_COLS, None),
                                    (MEMSET_TABLE, MEMOP_COLS, None), (RUNTIME_TABLE, LAUNCH_COLS, None),
                                    (DRIVER_TABLE, LAUNCH_COLS, None), (GRAPH_TABLE, GRAPH_COLS, None),
-                                   (OSRT_TABLE, OSRT_COLS, None)):
-            if table == OSRT_TABLE and src.has(table) and not set(spec[0]) <= set(src.columns(table)):
-                continue  # optional evidence: an OS-runtime table of another shape is left out
+                                   (OSRT_TABLE, OSRT_COLS, None), (SAMPLE_TABLE, SAMPLE_COLS, None),
+                                   (CALLCHAIN_TABLE, CALLCHAIN_COLS, None)):
+            if (table in (OSRT_TABLE, SAMPLE_TABLE, CALLCHAIN_TABLE) and src.has(table)
+                    and not set(spec[0]) <= set(src.columns(table))):
+                continue  # optional evidence: a table of another shape is left out
             if src.has(table):
                 pend[table] = r.fetch(table, spec, names)
         step = progress or (lambda f, w="": None)
@@ -285,6 +291,10 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         step(0.95, "graphs")
         graphs = _graphs(r, pend.get(GRAPH_TABLE))
         cpu_ops = _osrt(r, pend.get(OSRT_TABLE))
+        samples = _samples(r, pend.get(SAMPLE_TABLE), pend.get(CALLCHAIN_TABLE))
+        if len(samples):
+            cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
+                else samples
         meta = _meta(r, kernels)
         nccl = nccl_nvtx.read(src.read_path)  # the file as read: a WAL database's copy included
     finally:
@@ -472,6 +482,72 @@ def _osrt(r: _Reader, pending) -> pd.DataFrame:
                        "pid": _pid(gt), "tid": _tid(gt)}, copy=False)
     df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), gt)
     return conform(df, CPU_OP_COLUMNS)
+
+
+def _samples(r: _Reader, pend_events, pend_chains) -> pd.DataFrame:
+    """CPU samples as cpu_ops of kind 'sample' (empty unless captured with `--sample=process-tree`).
+
+    Each sample names the frame that says what the thread was doing: the innermost resolved frame
+    outside the runtime libraries of rules/idle.toml's `sample_skip_modules` (libc, the kernel, the
+    profiler's own injection), else the innermost resolved one, else the innermost. It covers
+    [t, t + p) where p is its thread's median sampling interval, cut at the thread's next sample:
+    a sample says the thread was running there, not for how long."""
+    if pend_events is None or pend_chains is None:
+        return empty(CPU_OP_COLUMNS)
+    ev = pend_events.result()
+    ch = pend_chains.result()
+    if not ev.n or not ch.n:
+        return empty(CPU_OP_COLUMNS)
+    start = ev.int("start", -1)
+    ok = ~ev.null("start") & ~ev.null("globalTid") & (start >= 0) & (start < TIME_LIMIT_NS)
+    eid, start, gt = ev.int("id")[ok], start[ok], ev.int("globalTid")[ok]
+    # one frame per sample: rank frames (skipped or unresolved ones after the others), innermost first
+    cid, depth = ch.int("id"), ch.int("stackDepth")
+    sym, mod = r.names(ch, "symbol"), r.names(ch, "module")
+    sym_txt = pd.Series(sym.categories.astype(str))
+    unresolved = sym_txt.str.match(r"^(?:0x[0-9a-fA-F]+|\[.*\]|Unknown|)$").to_numpy(bool)
+    skip = pd.Series(mod.categories.astype(str)).str.contains(_sample_skip_modules()).to_numpy(bool)
+    scodes, mcodes = sym.codes.astype(np.int64), mod.codes.astype(np.int64)
+    bad_sym = np.where(scodes >= 0, unresolved[np.maximum(scodes, 0)], True)
+    rank = np.where(bad_sym, 2, np.where(mcodes >= 0, skip[np.maximum(mcodes, 0)], False).astype(np.int64))
+    o = np.lexsort((depth, rank, cid))
+    first = o[np.r_[True, cid[o][1:] != cid[o][:-1]]]
+    pos = np.searchsorted(cid[first], eid)
+    hit = (pos < first.size) & (cid[first][np.minimum(pos, max(first.size - 1, 0))] == eid)
+    if not hit.any():
+        return empty(CPU_OP_COLUMNS)
+    row = first[pos[hit]]
+    start, gt = start[hit], gt[hit]
+    # "symbol (module)"; an unresolved frame is named by its module alone, so its samples add up
+    mod_base = pd.Series(mod.categories.astype(str)).str.replace(r"^.*/", "", regex=True).to_numpy(object)
+    m_txt = np.where(mcodes[row] >= 0, mod_base[np.maximum(mcodes[row], 0)], "")
+    s_txt = sym_txt.to_numpy(object)[np.maximum(scodes[row], 0)]
+    label = np.where(bad_sym[row], np.where(m_txt != "", "[" + m_txt + "]", s_txt),
+                     np.where(m_txt != "", s_txt + " (" + m_txt + ")", s_txt))
+    # each sample's stretch: up to the next sample of its thread, at most the thread's median interval
+    o = np.lexsort((start, gt))
+    start, gt, label = start[o], gt[o], label[o]
+    nxt = np.r_[start[1:], start[-1:]]
+    same = np.r_[gt[1:] == gt[:-1], False]
+    step = np.where(same, nxt - start, 0)
+    med = pd.Series(np.where(same, step, np.nan)).groupby(gt).transform("median").to_numpy()
+    period = np.where(np.isfinite(med), med, 1_000_000).astype(np.int64)  # a lone sample: 1 ms (nsys's default rate)
+    end = start + np.where(same, np.minimum(step, period), period)
+    keep = end > start
+    df = pd.DataFrame({"start_ns": start[keep], "end_ns": end[keep], "name": pd.Categorical(label[keep]),
+                       "kind": "sample", "pid": _pid(gt[keep]), "tid": _tid(gt[keep])}, copy=False)
+    df["depth"] = 0  # disjoint per thread by construction
+    return conform(df, CPU_OP_COLUMNS)
+
+
+def _sample_skip_modules() -> str:
+    """rules/idle.toml's sample_skip_modules as one regex (modules whose frames say little)."""
+    import tomllib
+    from importlib import resources
+
+    with resources.files("traceattrib.rules").joinpath("idle.toml").open("rb") as f:
+        pats = tomllib.load(f).get("sample_skip_modules", [])
+    return "|".join(f"(?:{p})" for p in pats) or "(?!)"
 
 
 def _domain_names(dom: np.ndarray, names: dict[int, str]) -> pd.Categorical:
