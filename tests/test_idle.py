@@ -346,3 +346,31 @@ def test_speed_of_light_floor_is_the_ceiling_not_a_fix():
     assert all("speed of light (" not in f["what"] for f in s["findings"])
     assert all(f["bound"] < ceil["bound"] for f in s["findings"])
     assert "Ceiling on all fixes together" in text.render(rep)
+
+
+@pytest.mark.parametrize("name", ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.pt.trace.json.gz",
+                                  "llama_graph_torch.pt.trace.json.gz", SAMPLED])
+def test_sweep_over_calls_near_the_gaps_only_changes_nothing(name, monkeypatch):
+    """idle._near_windows drops the calls far from every GPU gap before the sweep: causes and
+    labels must equal those of the sweep over all calls (on traces where it does drop some)."""
+    tr, rep = loaded(str(FIXTURES / name))
+    dropped = []
+    real = idle._near_windows
+
+    def spy(*a):
+        keep = real(*a)
+        dropped.append(0 if keep is None else int((~keep).sum()))
+        return keep
+
+    monkeypatch.setattr(idle, "_near_windows", spy)
+    monkeypatch.setattr(idle, "NEAR_MIN_CALLS_PER_WINDOW", 0)  # filter whenever any call can go
+    monkeypatch.setattr(idle, "NEAR_MAX_KEEP", 1.0)
+    st = steps.find_steps(tr)
+    got = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+    assert sum(dropped) > 0, "the filter must drop calls on this trace for the test to mean anything"
+    monkeypatch.setattr(idle, "_near_windows", lambda *a: None)
+    full = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+    pd.testing.assert_frame_equal(got.causes, full.causes)
+    pd.testing.assert_frame_equal(got.labels, full.labels)
+    assert (got.causes[list(idle.CAUSE_COLUMNS)].to_numpy() == rep.steps[list(idle.CAUSE_COLUMNS)].to_numpy()).all() \
+        or len(st.table) != len(rep.steps)

@@ -180,12 +180,13 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
     kstep = _op_step(st, "kernel", len(trace.kernels))
     # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
-    bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].to_numpy(), sol_options)
+    # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
+    bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
     # idle causes (idle.py): per-step columns of the steps table, labels of host/sync idle
     ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
-    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
+    kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,

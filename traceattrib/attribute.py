@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import collectives
 from .classify import BUCKETS
-from .intervals import sorted_unique
+from .intervals import unique_inverse
 from .steps import Steps
 
 GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
@@ -79,7 +79,8 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     base = tab["start_ns"].to_numpy(np.int64)
     s = ops["start_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
     e = ops["end_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
-    pts = sorted_unique(np.concatenate([s, e]))
+    pts, pos = unique_inverse(np.concatenate([s, e]))
+    ps, pe = pos[:s.size], pos[s.size:]  # index of each op's start / end among the points
     time = np.zeros((nsteps, nb), np.int64)
     exposed = np.zeros((nsteps, nb), np.int64)
     busy = np.zeros(nsteps, np.int64)
@@ -92,10 +93,11 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
             m = b == j
             if not m.any():
                 continue
-            active = (np.searchsorted(np.sort(s[m]), left, side="right")
-                      - np.searchsorted(np.sort(e[m]), left, side="right")) > 0
+            # ops of bucket j open on [pts[i], pts[i+1]): starts minus ends at or before pts[i]
+            opened = np.cumsum(np.bincount(ps[m], minlength=pts.size) - np.bincount(pe[m], minlength=pts.size))
+            active = opened[:-1] > 0
             mask |= active.astype(np.int64) << j
-            time[:, j] = np.bincount(seg_step, weights=seg * active, minlength=nsteps)[:nsteps].astype(np.int64)
+            time[:, j] = np.bincount(seg_step[active], weights=seg[active], minlength=nsteps)[:nsteps].astype(np.int64)
             count[:, j] = np.bincount(sid[m], minlength=nsteps)[:nsteps]
         on = mask != 0
         busy = np.bincount(seg_step[on], weights=seg[on], minlength=nsteps)[:nsteps].astype(np.int64)

@@ -360,7 +360,11 @@ class _Context:
         cs, ce = self.l_start[rows], self.l_end[rows]
         sy = self.sync[rows]
         rank = int(self.threads["rank"].iloc[t])
+        first_call, last_end = int(cs.min()), int(ce.max())
         ss = np.sort(cs)
+        near = _near_windows(cs, ce, ss, qa, qb)
+        if near is not None:  # the sweep needs only the calls around the windows
+            rows, cs, ce, sy = rows[near], cs[near], ce[near], sy[near]
         # torch ops on this thread that make API calls: the launch path
         crow = np.flatnonzero(self.c_thread == t)
         cos, coe = (self.cpu_ops["start_ns"].to_numpy(np.int64)[crow], self.cpu_ops["end_ns"].to_numpy(np.int64)[crow])
@@ -369,7 +373,7 @@ class _Context:
         lps, lpe = np.sort(cos[lp]), np.sort(coe[lp])
         lo = min(int(qa.min()), int(cs.min()))
         hi = max(int(qb.max()), int(ce.max()))
-        acs, ace = self._activity(t, rank, crow, cos, coe, int(cs.min()), int(ce.max()))
+        acs, ace = self._activity(t, rank, crow, cos, coe, first_call, last_end)
         pts1, state1 = _sweep(cs, ce, sy > 0, lps, lpe, acs, ace, lo, hi, rules.launch_run_gap_ns)
         # names: candidates on this thread that overlap host time
         hs, he = pts1[:-1][state1 == HOST], pts1[1:][state1 == HOST]
@@ -504,6 +508,33 @@ class _Context:
             what.append(w)
             source.append(_SOURCES[s])
         return what, source
+
+
+# filter a thread's calls before the sweep only where that pays: many calls per window, most dropped
+NEAR_MIN_CALLS_PER_WINDOW = 4
+NEAR_MAX_KEEP = 0.8
+
+
+def _near_windows(cs: np.ndarray, ce: np.ndarray, ss: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
+    """The calls [cs, ce) a sweep over the windows [qa, qb) needs (None: all, when that is most):
+    those touching a window, and around each merged window the call ending last before it and the
+    one starting first after it (what bounds the stretch with no call). ss: cs sorted.
+    The rest of a thread's calls change nothing inside the windows."""
+    if cs.size < NEAR_MIN_CALLS_PER_WINDOW * qa.size or not qa.size:
+        return None
+    o = np.argsort(qa, kind="stable")
+    a, b = qa[o], np.maximum.accumulate(qb[o])
+    new = np.r_[True, a[1:] > b[:-1]]
+    us, ue = a[new], b[np.r_[np.flatnonzero(new)[1:] - 1, a.size - 1]]  # disjoint unions
+    k = np.minimum(np.searchsorted(ue, cs, "left"), ue.size - 1)  # first union ending at or after cs
+    keep = (ue[k] >= cs) & (us[k] <= ce)
+    oe = np.argsort(ce, kind="stable")
+    before = np.searchsorted(ce[oe], us, "right") - 1
+    keep[oe[before[before >= 0]]] = True
+    os_ = np.argsort(cs, kind="stable")
+    after = np.searchsorted(ss, ue, "left")
+    keep[os_[after[after < cs.size]]] = True
+    return keep if keep.sum() < NEAR_MAX_KEEP * cs.size else None
 
 
 def _sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> tuple[np.ndarray, np.ndarray]:

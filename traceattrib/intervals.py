@@ -16,6 +16,22 @@ def sorted_unique(x: np.ndarray) -> np.ndarray:
     return x[keep]
 
 
+def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values of int64 `x` and, per element, the index of its value among them
+    (np.unique(x, return_inverse=True) by one stable sort: timsort is fast on the nearly sorted
+    start and end columns traces hold)."""
+    x = np.asarray(x)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    new = np.empty(x.size, bool)
+    if x.size:
+        new[0] = True
+        np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    inv = np.empty(x.size, np.int64)
+    inv[order] = np.cumsum(new) - 1
+    return xs[new], inv
+
+
 def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
     """Depth of each interval among the intervals of its group that enclose it; 0 = outermost.
 

@@ -394,7 +394,7 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
         return res
     kstep = np.asarray(kernel_step, np.int64)
     dur = (k["end_ns"].to_numpy(np.int64) - k["start_ns"].to_numpy(np.int64)).astype(np.float64)
-    lin = np.zeros(len(k), bool) if kernel_bucket is None else (np.asarray(kernel_bucket, object) == "linear")
+    lin = np.zeros(len(k), bool) if kernel_bucket is None else np.asarray(kernel_bucket == "linear", bool)
     ops = co[(co["kind"] == "cpu_op").to_numpy()].reset_index(drop=True)
     names = pd.Categorical(ops["name"])
     name_cats = np.asarray(names.categories, dtype=object)
