@@ -116,7 +116,8 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
     in_step = np.flatnonzero(step_all >= 0)
     if nsteps and in_step.size:
-        lrow = _launch_rows(ops, launches)
+        # steps.gpu_ops made this join already
+        lrow = ops["launch_row"].to_numpy(np.int64) if "launch_row" in ops.columns else _launch_rows(ops, launches)
         l_end = launches["end_ns"].to_numpy(np.int64)
         tcode, threads = _thread_codes(launches)
         sync = _sync_calls(launches, ops, lrow, rules)

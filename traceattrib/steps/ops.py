@@ -17,7 +17,8 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
 
     Columns: start_ns, end_ns, device, stream, rank, pid, correlation, kind ('kernel' | 'memop' |
     'graph'), src (row in its source table), name_code (kernel name category code, -1 for others),
-    launch_start_ns (-1 when no launch call was found).
+    launch_row (row in trace.launches of the launch call, -1 when none was found; idle.py joins
+    through it too), launch_start_ns (that call's start, -1 when none).
     """
     parts = []
     for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs)):
@@ -33,12 +34,16 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
                                      "kind", "src", "launch_start_ns"])
     ops = pd.concat(parts, ignore_index=True)
-    ops["launch_start_ns"] = launch_start(ops, trace.launches)
+    ops["launch_row"] = launch_rows(ops, trace.launches)
+    row = ops["launch_row"].to_numpy()
+    starts = trace.launches["start_ns"].to_numpy(np.int64)
+    ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
 
 
-def launch_start(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
-    """Start of the API call that launched each op (same rank, process and correlation id), -1 if none.
+def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Row in `launches` of the API call that launched each op (same rank, process and correlation
+    id; the first row on duplicates), -1 if none.
 
     A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64."""
     out = np.full(len(ops), -1, np.int64)
@@ -49,16 +54,17 @@ def launch_start(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
         max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
         max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
     if not fits:  # unusual ids: the general (slower) join
-        key = launches[["rank", "pid", "correlation", "start_ns"]].drop_duplicates(["rank", "pid", "correlation"])
+        key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
+            .drop_duplicates(["rank", "pid", "correlation"])
         m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
-        return m["start_ns"].fillna(-1).astype(np.int64).to_numpy()
+        return m["row"].fillna(-1).astype(np.int64).to_numpy()
     lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
     ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
     order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
     sk = lk[order]
     pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
     hit = sk[pos] == ok
-    out[hit] = launches["start_ns"].to_numpy(np.int64)[order[pos[hit]]]
+    out[hit] = order[pos[hit]]
     return out
 
 
