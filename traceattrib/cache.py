@@ -1,19 +1,24 @@
 """Parquet cache of normalized tables, one entry per trace file keyed on (path, size, mtime),
-and `export`.
+the per-rank analysis results beside them, and `export`.
 
 The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
 a directory of rank files is "read each file (cached), merge", the same whether this process
 reads every file or Dask workers read one each. The second command on the same trace reads
-Parquet files instead of parsing the trace.
+Parquet files instead of parsing the trace. Beside the tables, each set of analysis options
+(traceattrib.parallel.file_task) stores the file's small per-rank results as one pickle, so a
+repeated `report` neither reads the tables nor analyzes them again.
 Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 (~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
 """
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import stat
 import sys
@@ -28,6 +33,7 @@ from .progress import ProgressFn, noop
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
 FORMAT_VERSION = 4  # 3: nsys kernels carry collective args from NCCL NVTX ranges; 4: reader warnings
+RESULTS_MAGIC = b"TAres01\n"  # first bytes of a results entry; bump with what file_task returns
 
 
 def default_dir() -> str:
@@ -188,3 +194,73 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
     if use_cache:  # a directory is cached only when every rank file was
         t.meta["cached"] = all(hits)
     return _validate(t, path, require_gpu)
+
+
+# --- per-rank analysis results, beside the file's tables -------------------------------------
+
+def results_entry(path: str, options: str, cache_dir: str | None = None) -> str:
+    """File holding `path`'s analysis results under `options` (a text naming every option that
+    changes them): in the file's table entry, named by a hash of the options and of everything
+    else results depend on (versions of traceattrib, its sources, pandas, numpy, Python)."""
+    import numpy as np
+
+    h = hashlib.sha256("\0".join((RESULTS_MAGIC.decode().strip(), __version__, str(FORMAT_VERSION),
+                                   pd.__version__, np.__version__, sys.version, _source_stamp(),
+                                   options)).encode())
+    return os.path.join(cache_dir or default_dir(), key(path), f"results-{h.hexdigest()[:32]}.pkl")
+
+
+@functools.lru_cache(maxsize=1)
+def _source_stamp() -> str:
+    """Size and mtime of every file of the installed package: an edited checkout (same
+    __version__) must not reuse results computed by other code."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            if f.endswith((".py", ".toml")):
+                st = os.stat(os.path.join(d, f))
+                out.append(f"{os.path.relpath(os.path.join(d, f), root)}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(out)
+
+
+def read_results(entry: str):
+    """(meta, results) stored at `entry`, or None when absent or damaged (a damaged entry is
+    removed: rebuilt, never trusted). The pickle is checked against its stored hash first."""
+    try:
+        with open(entry, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    n = len(RESULTS_MAGIC)
+    try:
+        if blob[:n] != RESULTS_MAGIC or hashlib.sha256(blob[n + 32:]).digest() != blob[n:n + 32]:
+            raise ValueError("damaged")
+        meta, results = pickle.loads(blob[n + 32:])
+        if not isinstance(meta, dict) or not isinstance(results, list):
+            raise ValueError("not (meta, results)")
+    except Exception:  # noqa: BLE001 - unpickling damaged bytes can raise anything; rebuild
+        with contextlib.suppress(OSError):
+            os.remove(entry)
+        return None
+    return meta, results
+
+
+def write_results(entry: str, meta: dict, results: list) -> None:
+    """Store (meta, results) at `entry` atomically (tmp + rename), only where the file's table
+    entry exists; best effort: a read-only or full cache directory only costs speed."""
+    d = os.path.dirname(entry)
+    if not os.path.isfile(os.path.join(d, "meta.json")):
+        return
+    tmp = None
+    try:
+        payload = pickle.dumps((meta, results), protocol=pickle.HIGHEST_PROTOCOL)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+        with os.fdopen(fd, "wb") as f:
+            f.write(RESULTS_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, entry)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
