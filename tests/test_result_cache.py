@@ -1,11 +1,14 @@
-"""Per-file cache of the per-rank analysis results (parallel.file_task): a repeated `report`
-reads them back instead of loading and analyzing the trace again, and says exactly the same."""
+"""The stored analyses: per-file per-rank results (parallel.file_task), read back instead of
+loading and analyzing a trace again, and the text of a whole `report` (cli), printed again
+without analysis or pandas. Either way the output is exactly what a fresh run prints."""
 from __future__ import annotations
 
 import glob
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -13,7 +16,7 @@ from traceattrib import cache, parallel
 from traceattrib.cli import main
 from traceattrib.ingest import rank_files
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 FORMATS = ("text", "json", "md")
 
@@ -31,6 +34,15 @@ def entries(path) -> list[str]:
     return sorted(e for f in files for e in glob.glob(os.path.join(root, cache.key(f), "results-*.pkl")))
 
 
+def drop_outputs() -> int:
+    """Forget the stored report texts (keeping tables and per-rank results): the next report
+    merges and renders again; how many there were."""
+    d = os.path.join(cache.default_dir(), "reports")
+    n = len(os.listdir(d)) if os.path.isdir(d) else 0
+    shutil.rmtree(d, ignore_errors=True)
+    return n
+
+
 @pytest.fixture
 def analyses(monkeypatch):
     """Counts the per-rank analyses run (parallel.analyze_rank calls)."""
@@ -44,12 +56,15 @@ def analyses(monkeypatch):
     return calls
 
 
-def forbid_analysis(monkeypatch):
-    """From now on, reading tables or analyzing fails the test: only a results hit can answer."""
+def forbid_analysis(monkeypatch, merge: bool = False):
+    """From now on, reading tables or analyzing (with merge: also merging) fails the test: only
+    stored results (stored text) can answer."""
     def boom(*a, **k):
         raise AssertionError("the trace was read or analyzed again")
     monkeypatch.setattr(parallel, "analyze_rank", boom)
     monkeypatch.setattr(cache, "read_file", boom)
+    if merge:
+        monkeypatch.setattr(parallel, "analyze_path", boom)
 
 
 @pytest.mark.parametrize("name, n_files, n_ranks", [("llama_eager_torch.pt.trace.json.gz", 1, 1),
@@ -64,10 +79,14 @@ def test_second_report_is_a_hit_and_identical(capsys, monkeypatch, tmp_path, ana
     fresh = {fmt: run(capsys, "report", src, "--per-step", "--format", fmt, "--no-cache")[1] for fmt in FORMATS}
     assert fresh["text"] == cold
     forbid_analysis(monkeypatch)
+    assert drop_outputs() == 1  # the cold run's text: gone, so the runs below merge stored results
     for fmt in FORMATS:
         rc, warm, err = run(capsys, "report", src, "--per-step", "--format", fmt)
         assert (rc, err) == (0, "")
         assert warm == fresh[fmt], fmt
+    forbid_analysis(monkeypatch, merge=True)  # now the stored texts answer
+    for fmt in FORMATS:
+        assert run(capsys, "report", src, "--per-step", "--format", fmt) == (0, fresh[fmt], ""), fmt
     rep = json.loads(fresh["json"])
     assert len({s["rank"] for s in rep["steps"]}) == n_ranks and len(rep["steps"]) > 0
 
@@ -123,6 +142,7 @@ def test_damaged_entry_is_rebuilt(capsys, tmp_path, analyses, damage):
            "flipped": blob[:-10] + bytes([blob[-10] ^ 1]) + blob[-9:], "empty": b""}[damage]
     with open(entry, "wb") as f:
         f.write(bad)
+    drop_outputs()
     rc, again, err = run(capsys, "report", src, "--format", "json")
     assert (rc, err, again) == (0, "", first)
     assert len(analyses) == 2  # analyzed again, not read from the damaged entry
@@ -145,9 +165,12 @@ def test_reader_warnings_print_on_a_hit(capsys, monkeypatch, tmp_path, analyses)
     want = "traceattrib: warning: dropped 3 kernels whose end precedes their start (table KERNEL)\n"
     rc, cold, err = run(capsys, "report", src)
     assert (rc, err) == (0, want)
-    forbid_analysis(monkeypatch)
-    rc, warm, err = run(capsys, "report", src)
-    assert (rc, err, warm) == (0, want, cold)
+    analyze_path = parallel.analyze_path
+    forbid_analysis(monkeypatch, merge=True)
+    assert run(capsys, "report", src) == (0, cold, want)  # from the stored text
+    monkeypatch.setattr(parallel, "analyze_path", analyze_path)
+    assert drop_outputs() == 1
+    assert run(capsys, "report", src) == (0, cold, want)  # from the stored per-rank results
 
 
 def test_steps_matching_nothing_fails_alike_on_a_hit(capsys, monkeypatch, tmp_path, analyses):
@@ -179,4 +202,59 @@ def test_unwritable_cache_only_costs_speed(capsys, monkeypatch, tmp_path, analys
     monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
     for i in (2, 3):
         assert run(capsys, "report", src) == (0, want, "")
-        assert len(analyses) == i and entries(src) == []
+        assert len(analyses) == i and entries(src) == [] and drop_outputs() == 0
+
+
+# --- the text of a whole report ----------------------------------------------------------------
+
+def test_stored_text_answers_and_writes_output_files(capsys, monkeypatch, tmp_path):
+    src = tmp_path / "tp2"
+    shutil.copytree(FIXTURES / "tp2_eager_torch", src)
+    first = run(capsys, "report", src, "--format", "md", "--layers", "4")
+    assert first[0] == 0 and "2 ranks" in first[1] and "Steps: 26" in first[1]
+    forbid_analysis(monkeypatch, merge=True)
+    assert run(capsys, "report", src, "--format", "md", "--layers", "4") == first
+    assert run(capsys, "report", src, "--format", "md", "--layers", "4", "-o", tmp_path / "r.md") == (0, "", "")
+    assert (tmp_path / "r.md").read_text() == first[1]
+    # the cluster flags are checked, never skipped for a stored text
+    rc, out, err = run(capsys, "report", src, "--format", "md", "--layers", "4", "--workers", "0")
+    assert rc == 2 and "--workers 0: need at least 1" in err
+
+
+def test_changed_input_misses_the_stored_text(capsys, tmp_path, analyses):
+    src = tmp_path / "tp2"
+    shutil.copytree(FIXTURES / "tp2_eager_torch", src)
+    first = run(capsys, "report", src)
+    assert first[0] == 0 and len(analyses) == 2
+    assert run(capsys, "report", src) == first and len(analyses) == 2
+    os.utime(src / "rank1.pt.trace.json.gz", ns=(1, 1))  # one rank file changed: analyzed again
+    assert run(capsys, "report", src) == first and len(analyses) == 3
+    os.remove(src / "rank1.pt.trace.json.gz")  # one rank gone: a different report
+    rc, out, _ = run(capsys, "report", src)
+    assert rc == 0 and out != first[1] and len(analyses) == 4
+    assert json.loads(run(capsys, "report", src, "--format", "json")[1])["trace"]["ranks"] == [0]
+
+
+def test_damaged_stored_text_is_rebuilt(capsys, tmp_path, analyses):
+    src = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
+    first = run(capsys, "report", src, "--per-step")
+    entry, = glob.glob(os.path.join(cache.default_dir(), "reports", "*.pkl"))
+    blob = open(entry, "rb").read()
+    with open(entry, "wb") as f:
+        f.write(blob[:-1])
+    assert run(capsys, "report", src, "--per-step") == first
+    assert open(entry, "rb").read() == blob and cache.read_output(entry) == (first[1], [])
+
+
+def test_stored_text_needs_no_pandas(tmp_path):
+    """A repeated report imports neither numpy nor pandas (what makes it take well under a second)."""
+    env = dict(os.environ, TRACEATTRIB_CACHE_DIR=str(tmp_path / "c"), PYTHONPATH=str(ROOT))
+    code = ("import sys; from traceattrib.cli import main; "
+            f"rc = main(['report', {str(FIXTURES / 'llama_graph_nsys.sqlite')!r}, '--format', 'json']); "
+            "assert rc == 0, rc; "
+            "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow') if m in sys.modules), file=sys.stderr)")
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True) for _ in (0, 1)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr + runs[1].stderr
+    assert [r.stderr for r in runs] == ["['numpy', 'pandas', 'pyarrow']\n", "[]\n"]
+    assert runs[1].stdout == runs[0].stdout and json.loads(runs[0].stdout)["steps"]
