@@ -331,6 +331,17 @@ def run(capsys, *args):
     return out
 
 
+def drop_results(cache_dir: str) -> int:
+    """Remove the cached per-rank results (keeping the tables), so the next report analyzes again
+    where it runs; how many there were."""
+    import glob
+
+    found = glob.glob(os.path.join(cache_dir, "*", "results-*.pkl"))
+    for f in found:
+        os.remove(f)
+    return len(found)
+
+
 def test_cluster_report_identical_to_single_process(capsys, ranks4, scheduler, tmp_path):
     cdir = str(tmp_path / "c")
     opts = ["--layers", "4", "--what-if", "communication=2", "--per-step", "--cache-dir", cdir]
@@ -339,6 +350,7 @@ def test_cluster_report_identical_to_single_process(capsys, ranks4, scheduler, t
                   for fmt in ("text", "json")}
     assert len(os.listdir(cdir)) == 4
     assert all(cache.read_file(os.path.join(ranks4, n), cache_dir=cdir).meta["cached"] for n in os.listdir(ranks4))
+    assert drop_results(cdir) == 4  # the workers stored their results too; analyze here, from their tables
     for fmt, out in on_cluster.items():
         assert run(capsys, "report", ranks4, "--format", fmt, *opts) == out
     rep = json.loads(on_cluster["json"])
@@ -350,7 +362,9 @@ def test_cluster_report_identical_to_single_process(capsys, ranks4, scheduler, t
 def test_cluster_clashing_ranks_diff_and_export(capsys, clash4, scheduler, tmp_path, shared_cache):
     g = str(FIXTURES / "tp2_graph_torch")
     c = ["--cache-dir", shared_cache]
-    assert run(capsys, "diff", clash4, g, "--scheduler", scheduler, *c) == run(capsys, "diff", clash4, g, *c)
+    on_cluster = run(capsys, "diff", clash4, g, "--scheduler", scheduler, *c)
+    drop_results(shared_cache)
+    assert on_cluster == run(capsys, "diff", clash4, g, *c)
     run(capsys, "export", clash4, "-o", str(tmp_path / "a"), *c)
     msg = run(capsys, "export", clash4, "-o", str(tmp_path / "b"), "--scheduler", scheduler, *c)
     assert "kernels.parquet (13848 rows)" in msg
@@ -363,6 +377,7 @@ def test_cluster_clashing_ranks_diff_and_export(capsys, clash4, scheduler, tmp_p
 def test_workers_flag_starts_a_local_cluster(capsys, ranks4, shared_cache):
     pytest.importorskip("distributed")
     one = run(capsys, "report", ranks4, "--format", "json", "--cache-dir", shared_cache)
+    drop_results(shared_cache)
     assert run(capsys, "report", ranks4, "--format", "json", "--workers", "2", "--cache-dir", shared_cache) == one
 
 

@@ -11,11 +11,19 @@ Python API (the same pipeline as the command line):
 """
 __version__ = "0.1.0"
 
-from .analysis import Report, analyze  # noqa: E402
-from .cache import load  # noqa: E402
-from .classify import BUCKETS, load_rules  # noqa: E402
 from .diff import diff  # noqa: E402
 from .errors import TraceError  # noqa: E402
-from .model import Trace  # noqa: E402
+
+# The rest is imported on first use: `traceattrib report` answered from its cache needs no numpy or pandas.
+_LAZY = {"Report": "analysis", "analyze": "analysis", "load": "cache", "BUCKETS": "classify",
+         "load_rules": "classify", "Trace": "model"}
 
 __all__ = ["BUCKETS", "Report", "Trace", "TraceError", "analyze", "diff", "load", "load_rules", "__version__"]
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)

@@ -13,15 +13,18 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from . import attribute, classify, collectives, comm, findings, idle, sol, steps
+from . import attribute, classify, collectives, comm, findings, idle, sol
 from .errors import TraceError
 from .links import Link
 from .model import Trace
+
+if TYPE_CHECKING:  # imported where used: merging cached results needs no step finding
+    from .steps import Steps
 
 # How steps were found, best first (steps.find_steps' order): when ranks differ, the report names
 # the best one and a note says which ranks used what.
@@ -164,6 +167,8 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
 
     Rows are first put in (start_ns, end_ns) order (stable), so the result does not depend on how
     the rank's rows were ordered among other ranks' (a directory merged, or one file alone)."""
+    from . import steps
+
     rules = rules if rules is not None else classify.load_rules()
     trace, perm = sort_rows(trace)
     rank = _rank_of(trace)
@@ -305,7 +310,7 @@ def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniq))
 
 
-def _op_step(st: steps.Steps, kind: str, n: int) -> np.ndarray:
+def _op_step(st: Steps, kind: str, n: int) -> np.ndarray:
     """Step row (into the rank's steps table) of each row of the source table, -1 outside steps."""
     out = np.full(n, -1, np.int64)
     m = (st.ops["kind"] == kind).to_numpy()

@@ -15,7 +15,7 @@ faster saves at most exposed[b] * (1 - 1/k).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +23,9 @@ import pandas as pd
 from . import collectives
 from .classify import BUCKETS
 from .intervals import unique_inverse
-from .steps import Steps
+
+if TYPE_CHECKING:  # step finding is needed only to analyze, not to merge results (a cached report)
+    from .steps import Steps
 
 GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
 ALL_BUCKETS = tuple(BUCKETS) + (GRAPH_BUCKET,)

@@ -1,33 +1,44 @@
 """Parquet cache of normalized tables, one entry per trace file keyed on (path, size, mtime),
-and `export`.
+the per-rank analysis results beside them, and `export`.
 
 The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
 a directory of rank files is "read each file (cached), merge", the same whether this process
 reads every file or Dask workers read one each. The second command on the same trace reads
-Parquet files instead of parsing the trace.
+Parquet files instead of parsing the trace. Beside the tables, each set of analysis options
+(traceattrib.parallel.file_task) stores the file's small per-rank results as one pickle, so a
+repeated `report` neither reads the tables nor analyzes them again; and the text of a whole
+`report` is kept under reports/, keyed on its input's identity and every option, so the same
+command again prints it without importing numpy or pandas (traceattrib.cli).
 Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 (~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
 """
 from __future__ import annotations
 
+import contextlib
 import errno
+import functools
 import hashlib
 import json
 import os
+import pickle
 import shutil
 import stat
 import sys
 import tempfile
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .errors import TraceError
-from .model import TABLES, Trace, conform
 from .progress import ProgressFn, noop
+
+if TYPE_CHECKING:
+    from .model import Trace
+# pandas and the table model are imported where tables are read or written: a report answered
+# from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
 FORMAT_VERSION = 5  # 3: nsys kernels carry collective args from NCCL NVTX ranges; 4: reader warnings; 5: nsys CPU samples
+BLOB_MAGIC = b"TAres02\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
 
 def default_dir() -> str:
@@ -60,6 +71,10 @@ def write_tables(trace: Trace, directory: str) -> None:
 
 
 def read_tables(directory: str) -> Trace:
+    import pandas as pd
+
+    from .model import TABLES, Trace, conform
+
     tables = {name: conform(pd.read_parquet(os.path.join(directory, f"{name}.parquet")), cols)
               for name, cols in TABLES.items()}
     with open(os.path.join(directory, "meta.json")) as f:
@@ -188,3 +203,130 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
     if use_cache:  # a directory is cached only when every rank file was
         t.meta["cached"] = all(hits)
     return _validate(t, path, require_gpu)
+
+
+# --- stored analyses: per-rank results beside each file's tables, whole report texts ----------
+
+def results_entry(path: str, options: str, cache_dir: str | None = None) -> str:
+    """File holding `path`'s per-rank analysis results under `options` (a text naming every option
+    that changes them), in the file's table entry, named by a hash of the options and _code_stamp."""
+    h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
+    return os.path.join(cache_dir or default_dir(), key(path), f"results-{h}.pkl")
+
+
+def read_results(entry: str) -> tuple[dict, list] | None:
+    """(meta, results) stored at `entry`; None when absent or damaged (then removed: rebuilt,
+    never trusted)."""
+    got = _read_blob(entry)
+    return got if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) \
+        and isinstance(got[1], list) else None
+
+
+def write_results(entry: str, meta: dict, results: list) -> None:
+    """Store (meta, results) at `entry`, only where the file's table entry exists (best effort)."""
+    if os.path.isfile(os.path.join(os.path.dirname(entry), "meta.json")):
+        _write_blob(entry, (meta, results))
+
+
+def output_entry(options: str, cache_dir: str | None = None) -> str:
+    """File holding the text of a command whose input identity and options `options` names."""
+    h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
+    return os.path.join(cache_dir or default_dir(), "reports", f"{h}.pkl")
+
+
+def read_output(entry: str) -> tuple[str, list[str]] | None:
+    """(text, reader warnings) stored at `entry`; None when absent or damaged (then removed)."""
+    got = _read_blob(entry)
+    return got if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], str) \
+        and isinstance(got[1], list) else None
+
+
+def write_output(entry: str, text: str, warnings: list[str]) -> None:
+    """Store a command's text and reader warnings at `entry` (best effort)."""
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(entry), exist_ok=True)
+        _write_blob(entry, (text, list(warnings)))
+
+
+def input_stamp(path: str) -> str:
+    """Identity of a trace file (its key) or a directory (name, size and mtime of every entry:
+    a rank file added, removed or changed changes it). Raises OSError when it cannot be read."""
+    if not os.path.isdir(path):
+        return key(path)
+    with os.scandir(path) as it:
+        ents = sorted((e.name, e.stat()) for e in it)
+    return repr([(n, st.st_mode, st.st_size, st.st_mtime_ns) for n, st in ents])
+
+
+def content_stamp(path: str) -> str | None:
+    """Hash of a small file's bytes (a rules file, a model config), 'absent' when there is none;
+    None when it is no regular file (a FIFO is never opened here) or cannot be read."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "absent"
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _code_stamp() -> str:
+    """What every stored analysis depends on besides its input and options: the entry layout,
+    traceattrib's version and sources (size and mtime of each: an edited checkout keeps
+    __version__), the installed pandas and numpy (their __init__'s size and mtime: known without
+    importing them) and Python."""
+    import importlib.util
+
+    root = os.path.dirname(os.path.abspath(__file__))
+    out = [BLOB_MAGIC.decode().strip(), __version__, str(FORMAT_VERSION), sys.version]
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            if f.endswith((".py", ".toml")):
+                st = os.stat(os.path.join(d, f))
+                out.append(f"{os.path.relpath(os.path.join(d, f), root)}:{st.st_size}:{st.st_mtime_ns}")
+    for lib in ("pandas", "numpy"):
+        spec = importlib.util.find_spec(lib)
+        st = os.stat(spec.origin) if spec and spec.origin else None
+        out.append(f"{lib}:{st.st_size}:{st.st_mtime_ns}" if st else f"{lib}:?")
+    return ";".join(out)
+
+
+def _read_blob(path: str) -> Any:
+    """The object stored at `path` by _write_blob, None when absent or damaged (then removed).
+    Its SHA-256 is checked before unpickling."""
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    n = len(BLOB_MAGIC)
+    try:
+        if blob[:n] != BLOB_MAGIC or hashlib.sha256(blob[n + 32:]).digest() != blob[n:n + 32]:
+            raise ValueError("damaged")
+        return pickle.loads(blob[n + 32:])
+    except Exception:  # noqa: BLE001 - whatever damaged bytes raise: rebuilt, never trusted
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        return None
+
+
+def _write_blob(path: str, obj: Any) -> None:
+    """Pickle `obj` to `path` atomically (tmp + rename), with a hash of the pickle; best effort:
+    a read-only or full cache directory only costs speed."""
+    tmp = None
+    try:
+        payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(BLOB_MAGIC + hashlib.sha256(payload).digest() + payload)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)

@@ -82,6 +82,15 @@ class Rules:
         """The first rule with this name (the one that takes effect)."""
         return next((r for r in self.rules if r.name == name), None)
 
+    def digest(self) -> str:
+        """A hash of everything the rules decide by (order, names, buckets, conditions, sources)."""
+        import hashlib
+
+        rows = [(r.name, r.bucket, r.target, r.source,
+                 tuple((f, (v.pattern, int(v.flags)) if isinstance(v, re.Pattern) else v) for f, v in r.conditions))
+                for r in self.rules]
+        return hashlib.sha256(repr((rows, self.sources)).encode()).hexdigest()
+
 
 # ---------------------------------------------------------------------------------------------
 # loading

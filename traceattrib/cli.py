@@ -62,6 +62,8 @@ def _rules(path: str | None):
 # --- option values: checked by click, reported in one style -------------------------------------
 
 def _what_if(ctx, param, values: tuple[str, ...]) -> dict[str, float]:
+    if not values:
+        return {}
     from .attribute import ALL_BUCKETS
 
     out = {}
@@ -94,10 +96,10 @@ class Rate(click.ParamType):
 
 def _link(ctx, param, value: str | None):
     """--link NAME|GBPS as a links.Link (None when not given)."""
-    from . import links
-
     if value is None:
         return None
+    from . import links
+
     try:
         return links.parse(value)
     except TraceError as e:
@@ -106,6 +108,8 @@ def _link(ctx, param, value: str | None):
 
 def _links(ctx, param, values: tuple[str, ...]):
     """--what-if-link NAME (repeatable) as a tuple of links.Link."""
+    if not values:
+        return ()
     from . import links
 
     try:
@@ -258,6 +262,19 @@ def cli() -> None:
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
            peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
+    from . import cache
+
+    # the same report again (same input, options, format): its text from the cache, no analysis
+    entry = None
+    if not no_cache and workers is None and not scheduler:
+        entry = _output_entry(file, cache_dir, steps_regex=steps_regex, rules=rules, what_if=what_if, layers=layers,
+                              link=link, what_if_links=what_if_links, per_step=per_step, model=model, batch=batch,
+                              context=context, peak_bw=peak_bw, peak_flops=peak_flops, fmt=fmt)
+        hit = cache.read_output(entry) if entry else None
+        if hit is not None:
+            _warn({"warnings": hit[1]})
+            _emit(hit[0], output)
+            return
     from .sol import Options
 
     rl = _rules(rules)
@@ -265,7 +282,33 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
     so.model_spec()  # a bad config fails before the trace is loaded
     rep, = _analyze([file], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl,
                     what_if=what_if, layers=layers, sol_options=so, link=link, what_if_links=what_if_links)
-    _emit(render_report(rep, fmt, per_step), output)
+    text = render_report(rep, fmt, per_step)
+    if entry:
+        cache.write_output(entry, text, rep.meta.get("warnings") or [])
+    _emit(text, output)
+
+
+def _output_entry(path: str, cache_dir: str | None, **options) -> str | None:
+    """Where the text of `report PATH` with these options is kept: keyed on the input's identity
+    (cache.input_stamp), every option, and the rules file and --model config by content; None
+    when the input or those files cannot be examined (the report then says why)."""
+    from . import cache
+
+    files = {}
+    if options["rules"]:
+        files["rules"] = cache.content_stamp(options["rules"])
+    if options["model"]:  # as sol.load_model reads it: config.json, or a directory holding one
+        cfg = os.path.join(options["model"], "config.json") if os.path.isdir(options["model"]) else options["model"]
+        files["model"] = cache.content_stamp(cfg)
+        files["quant"] = cache.content_stamp(os.path.join(os.path.dirname(cfg), "hf_quant_config.json"))
+    try:
+        stamp = cache.input_stamp(path)
+    except OSError:
+        return None
+    if None in files.values():
+        return None
+    return cache.output_entry(repr(("report", path, stamp, sorted(options.items()), sorted(files.items()))),
+                              cache_dir)
 
 
 def render_report(rep, fmt: str, per_step: bool = False) -> str:

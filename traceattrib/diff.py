@@ -5,10 +5,10 @@ deltas of exposed time plus overlapped and idle deltas add up exactly to the mea
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .analysis import Report
-from .idle import CAUSES
+if TYPE_CHECKING:  # (the package imports this module: it must not pull in pandas)
+    from .analysis import Report
 
 
 def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] | None:
@@ -73,6 +73,8 @@ def diff(before: Report, after: Report) -> dict[str, Any]:
 
 def _idle_causes(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any] | None:
     """Mean idle per step by cause, before and after (None unless both reports have causes)."""
+    from .idle import CAUSES
+
     if not a["idle_causes_ns"] or not b["idle_causes_ns"]:
         return None
     return {c: {"before_ns": a["idle_causes_ns"][c], "after_ns": b["idle_causes_ns"][c],

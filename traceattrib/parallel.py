@@ -60,19 +60,44 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
         yield client
 
 
-def file_task(path: str, steps_regex: str | None, rules: classify.Rules, use_cache: bool, cache_dir: str | None,
+def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
               n_files: int = 1, progress: ProgressFn = noop) -> tuple[dict, list[RankResult]]:
     """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
     the per-rank results. n_files: rank files in the directory (the world size where the file
-    does not give one, as the merged trace's meta would say)."""
+    does not give one, as the merged trace's meta would say). With use_cache, the results are
+    kept beside the file's tables per set of options, and read back instead of loading and
+    analyzing again (meta['results_cached'] says which)."""
+    entry = None
+    if use_cache:
+        try:
+            entry = cache.results_entry(path, _options_text(steps_regex, rules, layers, sol_options, model, n_files),
+                                        cache_dir)
+        except OSError:  # the file went away: read_file says so in its words
+            entry = None
+        hit = cache.read_results(entry) if entry else None
+        if hit is not None and all(isinstance(r, RankResult) for r in hit[1]):
+            meta, results = hit
+            return dict(meta, path=path, cached=True, results_cached=True), results
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress)
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
     results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
                for sub, _ in split_ranks(t)]
+    if entry:
+        cache.write_results(entry, {k: v for k, v in meta.items() if k != "cached"}, results)
+        meta["results_cached"] = False
     return meta, results
+
+
+def _options_text(steps_regex: str | None, rules: classify.Rules | None, layers: int | None,
+                  sol_options: sol.Options | None, model: comm.Model | None, n_files: int) -> str:
+    """Every option that changes file_task's results, as text (the results cache's key): the
+    rules and --model's config by content."""
+    if sol_options is not None:
+        sol_options.model_spec()  # the config's content, not only its path
+    return repr((steps_regex, rules.digest() if rules is not None else None, layers, sol_options, model, n_files))
 
 
 def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rules | None = None,

@@ -10,19 +10,21 @@ import pandas as pd
 from ..errors import TraceError
 from ..model import TABLES, Trace, conform
 from ..progress import ProgressFn, noop
-from . import kineto, nsys, nsysrep
 
 TORCH_SUFFIXES = (".json", ".json.gz")
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def detect(path: str) -> str:
     """'nsys' or 'torch' from the file's first bytes (extensions are only a hint)."""
+    from . import nsysrep
+
     try:
         with open(path, "rb") as f:
             head = f.read(16)
     except OSError as e:
         raise TraceError(f"{path}: cannot open ({e.strerror or e})") from None
-    if head.startswith(nsys.SQLITE_MAGIC):
+    if head.startswith(SQLITE_MAGIC):
         return "nsys"
     if head[:2] == b"\x1f\x8b":
         return "torch"
@@ -45,6 +47,9 @@ def rank_files(directory: str) -> list[str]:
 
 def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Trace:
     """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache)."""
+    # the readers (msgspec, ADBC, ...) are imported only to parse: a cached report needs none
+    from . import kineto, nsys, nsysrep
+
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file")
     fmt = detect(path)

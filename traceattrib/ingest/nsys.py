@@ -56,7 +56,6 @@ COPY_KINDS = {0: "memcpy_unknown", 1: "memcpy_htod", 2: "memcpy_dtoh", 3: "memcp
 # NVTX event types in NVTX_EVENTS.eventType
 NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 # Times beyond this many ns (146 years) are not real: rejecting them also keeps end - start and
 # every later sum of spans inside int64.

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas only for tables: warnings and names are cleaned without it
+    import pandas as pd
 
 # C0 and C1 controls, DEL, lone surrogates, and the Unicode bidi overrides/isolates that can make
 # a terminal line read differently from its bytes
@@ -56,6 +57,8 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
     """A copy of `df` whose string columns are cleaned; categoricals only touch their categories
     (one call per distinct value, whatever the row count). Unchanged frames (and None: a report
     merged from per-rank results holds no kernel table) are returned as is."""
+    import pandas as pd
+
     if df is None:
         return None
     out = None
