@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pandas as pd
@@ -274,6 +275,14 @@ def test_model_config_errors(tmp_path, capsys):
     bad.write_text(json.dumps({"model_type": "bert"}))
     with pytest.raises(ta.errors.TraceError, match="lacks hidden_size"):
         sol.load_model(str(tmp_path))
+    # a FIFO named config.json would block the read forever: one line, exit 2, no hang
+    fifo = tmp_path / "pipe"
+    fifo.mkdir()
+    os.mkfifo(fifo / "config.json")
+    for arg in (fifo, fifo / "config.json"):
+        assert main(["report", str(FIXTURES / "llama_eager_nsys.sqlite"), "--no-cache", "--model", str(arg)]) == 2
+        err = capsys.readouterr().err
+        assert "not a regular file" in err and len(err.strip().splitlines()) == 1
 
 
 # --- peaks -------------------------------------------------------------------------------------

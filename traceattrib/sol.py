@@ -592,6 +592,8 @@ _TORCH_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "flo
 def load_model(path: str) -> ModelSpec:
     """Read a config.json (or a directory holding one, plus hf_quant_config.json when present)."""
     cfg_path = os.path.join(path, "config.json") if os.path.isdir(path) else path
+    if os.path.exists(cfg_path) and not os.path.isfile(cfg_path):  # a FIFO would block the read forever
+        raise TraceError(f"--model {path}: not a regular file (give a config.json or a directory holding one)")
     try:
         with open(cfg_path, encoding="utf-8") as f:
             cfg = json.load(f)
