@@ -275,7 +275,10 @@ Baselines:
 Machine: {m['nproc']} cores (`nproc`), {m['ram']} RAM, {m['cpu']}, {m['os']}.
 {ver}
 """
-    a.results.write_text(md)
+    # the load section only: the report and many-ranks sections after it are kept
+    old = a.results.read_text() if a.results.exists() else ""
+    j = old.find("\n## ")
+    a.results.write_text(md.rstrip() + "\n" + (old[j:] if j >= 0 else ""))
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     (out / "results.json").write_text(json.dumps(
