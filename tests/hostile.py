@@ -233,6 +233,10 @@ def torch_cases() -> list[Case]:
                     both_layouts=True)
     # names: invalid UTF-8, lone surrogates
     c += torch_case("invalid-utf8-name", "utf8", _invalid_utf8)
+    # the same bytes in a piece pyarrow refuses (a text "dur"): the stdlib path must count them too
+    c += torch_case("invalid-utf8-name-stdlib-path", "utf8",
+                    lambda t: _invalid_utf8(edit_events(t, kern, set_field("dur", '"long"'), count=1)),
+                    expect=OK, check=_warns_invalid_utf8)
     c += torch_case("lone-surrogate-name", "utf8",
                     lambda t: edit_events(t, kern, set_name(lambda n: "\\ud800" + n), count=3), expect=ANY)
     c += torch_case("lone-surrogate-annotation", "utf8",
@@ -508,6 +512,13 @@ def file_cases() -> list[Case]:
 
 # ------------------------------------------------------------------------------------------------
 # checks on successful runs
+
+def _warns_invalid_utf8(r, path) -> None:
+    """Invalid UTF-8 is said in a warning line, whichever parser read the piece."""
+    from harness import warning_lines
+
+    assert any("not valid UTF-8" in w for w in warning_lines(r)), r.err
+
 
 def _shows_escapes(r, path) -> None:
     """Unsafe characters are shown escaped, not dropped silently."""

@@ -471,12 +471,17 @@ def _dims_text(v) -> str:
     return text if _DIMS_TEXT.fullmatch(text) else ""
 
 
-def _loads(data: bytes):
-    """Stdlib JSON with exact numbers: Decimal for fractions, markers for NaN / Infinity."""
+def _loads(data: bytes, acc: _Acc | None = None, where: str = ""):
+    """Stdlib JSON with exact numbers: Decimal for fractions, markers for NaN / Infinity. Bytes
+    that are not UTF-8 are read as U+FFFD and counted in `acc` (the pyarrow path counts them per
+    string; here, where pyarrow refused the piece, per invalid byte sequence)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("utf-8", "replace")
+        if acc is not None:
+            n = text.count("\ufffd") - data.count("\ufffd".encode())
+            acc.issue("byte sequences in event names or args are not valid UTF-8 (shown with U+FFFD)", where, max(n, 1))
     return json.loads(text, parse_float=Decimal, parse_constant=_Const)
 
 
@@ -730,7 +735,7 @@ def _stdlib_events(s: _Stream, a: int, b: int, errors: list, acc: _Acc) -> list:
     """Events of buf[a:b] by the stdlib parser (marked as already parsed); TraceError when the
     JSON is malformed there."""
     try:
-        events = _loads(b"[" + bytes(s.buf[a:b]) + b"]")
+        events = _loads(b"[" + bytes(s.buf[a:b]) + b"]", acc, f"traceEvents after event {acc.events:,}")
     except RecursionError:
         raise TraceError(f"{s.path}: JSON nested too deeply in traceEvents (after event {acc.events:,}, "
                          f"near byte {s.at(a):,})") from None
@@ -759,7 +764,7 @@ def _last_piece(s: _Stream, acc: _Acc, top_list: bool) -> dict:
         raws = _join(raws)
     except (msgspec.DecodeError, RecursionError) as e:
         try:
-            parsed = _loads(doc)
+            parsed = _loads(doc, acc, f"traceEvents after event {acc.events:,}")
         except RecursionError:
             raise TraceError(f"{s.path}: JSON nested too deeply (after event {acc.events:,})") from None
         except ValueError:
@@ -809,7 +814,7 @@ def _parse_piece(path: str, piece, acc: _Acc) -> None:
     if tab is None:  # a value pyarrow cannot take: the stdlib reads the piece and names it
         starts = _starts(lens)
         acc.add_events(_loads(b"[" + b",".join(data[a:a + n] for a, n in zip(starts.tolist(), lens.tolist()))
-                              + b"]"), first, rows)
+                              + b"]", acc, f"traceEvents[{first:,}] onwards"), first, rows)
         return
     # dims too deep for arrow: the event row of each "Input Dims" match, from its offset
     dims_rows, dims_text = (np.empty(0, np.int64) if deep else None), []
