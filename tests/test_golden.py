@@ -72,3 +72,21 @@ def test_readme_json_contract_matches_output():
     as_keys = set(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:', block))
     assert not as_keys - out - data_keys, f"README contract keys the output lacks: {sorted(as_keys - out - data_keys)}"
     assert len(out) > 60
+
+
+@pytest.mark.parametrize("name", ["llama_eager_torch.pt.trace.json.gz", "tp2_eager_nsys.sqlite",
+                                  "serve_piecewise_torch.pt.trace.json.gz", "idle_causes_sampled_nsys.sqlite"])
+def test_json_dump_is_json_dumps_indent_1(name):
+    """render.jsonout.dump (msgspec re-indenting compact JSON) gives json.dumps(indent=1)'s bytes."""
+    from traceattrib.analysis import analyze
+    from traceattrib.ingest import read
+    from traceattrib.render import jsonout
+
+    from conftest import FIXTURES
+
+    d = jsonout.to_dict(analyze(read(str(FIXTURES / name))))
+    assert jsonout.dump(d) == json.dumps(d, indent=1)
+    # names with non-ASCII and control characters, empty containers, NaN (msgspec refuses: fallback)
+    odd = {"é\u202e\x1b": ["\n\"", [], {}], "x": [1e-7, -0.0, 12345678901234567890, None, True]}
+    assert jsonout.dump(odd) == json.dumps(odd, indent=1)
+    assert jsonout.dump({"nan": float("nan")}) == json.dumps({"nan": float("nan")}, indent=1)

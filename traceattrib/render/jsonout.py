@@ -101,7 +101,20 @@ def _clean(x):
 
 
 def render(rep: Report) -> str:
-    return json.dumps(to_dict(rep), indent=1) + "\n"
+    return dump(to_dict(rep)) + "\n"
+
+
+def dump(d: Any) -> str:
+    """json.dumps(d, indent=1), byte for byte: compact json.dumps (ASCII only) re-indented by msgspec,
+    about 4x faster on reports of thousands of steps; json.dumps itself when msgspec cannot read
+    the text (NaN / Infinity, which json.dumps writes and JSON has not)."""
+    import msgspec
+
+    text = json.dumps(d)
+    try:
+        return msgspec.json.format(text, indent=1)
+    except msgspec.DecodeError:
+        return json.dumps(d, indent=1)
 
 
 def render_csv(rep: Report) -> str:
