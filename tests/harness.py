@@ -119,3 +119,27 @@ def check_report_json(d: dict) -> None:
             assert 0 <= v["exposed_ns"] <= v["time_ns"] <= s["busy_ns"], (where, b)
         for b, v in s["speedup_bound_if_removed"].items():
             assert v is None or v >= 1.0, (where, b, v)
+
+
+READER_WARNING = "dropped 3 kernels whose end precedes their start (table KERNEL)"
+
+
+def trace_with_reader_warning(monkeypatch, tmp_path):
+    """A copy of a real nsys fixture whose reader leaves READER_WARNING in meta['warnings']
+    (patched in): for checking that warnings print however the answer was produced."""
+    import shutil
+    from pathlib import Path
+
+    import traceattrib.ingest
+    from traceattrib.errors import input_warning
+
+    src = tmp_path / "t.sqlite"
+    shutil.copy(Path(__file__).resolve().parent.parent / "fixtures" / "llama_graph_nsys.sqlite", src)
+    real = traceattrib.ingest.read_file
+
+    def read(path, **kw):
+        t = real(path, **kw)
+        input_warning(t.meta, READER_WARNING)
+        return t
+    monkeypatch.setattr(traceattrib.ingest, "read_file", read)
+    return src

@@ -200,20 +200,9 @@ def test_input_error_with_debug_shows_traceback(capsys, monkeypatch):
 
 def test_reader_warnings_printed_cold_and_warm(capsys, monkeypatch, tmp_path):
     """Warnings a reader leaves in meta['warnings'] reach stderr whether or not the cache answered."""
-    import shutil
+    from harness import trace_with_reader_warning
 
-    import traceattrib.ingest
-    from traceattrib.errors import input_warning
-
-    src = tmp_path / "t.sqlite"
-    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
-    real = traceattrib.ingest.read_file
-
-    def read(path, **kw):
-        t = real(path, **kw)
-        input_warning(t.meta, "dropped 3 kernels whose end precedes their start (table KERNEL)")
-        return t
-    monkeypatch.setattr(traceattrib.ingest, "read_file", read)
+    src = trace_with_reader_warning(monkeypatch, tmp_path)
     for _cached in (False, True):
         rc, out, err = run(capsys, "report", str(src), "--format", "json")
         assert rc == 0 and json.loads(out)["steps"]

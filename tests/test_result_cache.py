@@ -150,18 +150,9 @@ def test_damaged_entry_is_rebuilt(capsys, tmp_path, analyses, damage):
 
 
 def test_reader_warnings_print_on_a_hit(capsys, monkeypatch, tmp_path, analyses):
-    import traceattrib.ingest
-    from traceattrib.errors import input_warning
+    from harness import trace_with_reader_warning
 
-    src = tmp_path / "t.sqlite"
-    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
-    real = traceattrib.ingest.read_file
-
-    def read(path, **kw):
-        t = real(path, **kw)
-        input_warning(t.meta, "dropped 3 kernels whose end precedes their start (table KERNEL)")
-        return t
-    monkeypatch.setattr(traceattrib.ingest, "read_file", read)
+    src = trace_with_reader_warning(monkeypatch, tmp_path)
     want = "traceattrib: warning: dropped 3 kernels whose end precedes their start (table KERNEL)\n"
     rc, cold, err = run(capsys, "report", src)
     assert (rc, err) == (0, want)

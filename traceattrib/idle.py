@@ -116,8 +116,12 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
     in_step = np.flatnonzero(step_all >= 0)
     if nsteps and in_step.size:
-        # steps.gpu_ops made this join already
-        lrow = ops["launch_row"].to_numpy(np.int64) if "launch_row" in ops.columns else _launch_rows(ops, launches)
+        # steps.gpu_ops made this join already; the same join for ops built elsewhere
+        if "launch_row" in ops.columns:
+            lrow = ops["launch_row"].to_numpy(np.int64)
+        else:
+            from .steps.ops import launch_rows  # (merging cached results needs no step finding)
+            lrow = launch_rows(ops, launches)
         l_end = launches["end_ns"].to_numpy(np.int64)
         tcode, threads = _thread_codes(launches)
         sync = _sync_calls(launches, ops, lrow, rules)
@@ -205,22 +209,6 @@ def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
 
 
 # --- joins and thread identities ---------------------------------------------------------------
-
-def _launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
-    """Row in `launches` of the call that launched each op (same rank, process and correlation
-    id; the earliest call on duplicates), -1 when none. A sorted join on packed keys."""
-    out = np.full(len(ops), -1, np.int64)
-    if not len(launches) or not len(ops):
-        return out
-    cols = ("rank", "pid", "correlation")
-    lk, ok = _pack([launches[c].to_numpy(np.int64) for c in cols], [ops[c].to_numpy(np.int64) for c in cols])
-    order = np.argsort(lk, kind="stable")  # stable: the earliest row wins on duplicates
-    sk = lk[order]
-    pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
-    hit = sk[pos] == ok
-    out[hit] = order[pos[hit]]
-    return out
-
 
 def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
