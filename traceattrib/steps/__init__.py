@@ -173,14 +173,22 @@ def _forwards_text(counts: np.ndarray | None) -> str:
 
 # --- finishing: GPU windows, kinds, tokens, layers, flags ------------------------------------------
 
-def _host_start(table: pd.DataFrame, from_sync: bool = False) -> np.ndarray:
+def _host_start(table: pd.DataFrame, from_sync: bool = False, ops: pd.DataFrame | None = None) -> np.ndarray:
     """Where each step starts on the GPU timeline. The GPU idle time before a step's first op is
     the step's own (the host was preparing it), down to where the previous step's work ended: a
     step found from a CPU window starts when that window opened on the host, if the GPU was idle
     then; a step found on the GPU side starts where the previous step ended. The first step of a
-    rank found on the GPU side starts at its first op."""
+    rank found on the GPU side starts at its first op. Work launched before the trace began
+    (ops' before_trace) counts as a previous step's: the GPU was not idle while it ran."""
     start = table["start_ns"].to_numpy(np.int64).copy()
-    prev_end = table.groupby("rank")["end_ns"].shift(1).fillna(-1).astype(np.int64).to_numpy()
+    prev_end = table.groupby("rank")["end_ns"].shift(1).fillna(-1).astype(np.int64).to_numpy().copy()
+    if ops is not None and "before_trace" in ops.columns and ops["before_trace"].any():
+        pre = ops[ops["before_trace"].to_numpy(bool)]
+        for rank, g in pre.groupby("rank"):
+            pe = np.sort(g["end_ns"].to_numpy(np.int64))
+            m = table["rank"].to_numpy() == rank
+            k = np.searchsorted(pe, start[m], side="right") - 1  # the last such op ending by the step's first op
+            prev_end[m] = np.maximum(prev_end[m], np.where(k >= 0, pe[np.maximum(k, 0)], -1))
     cpu = ~table["gpu_side"].to_numpy(bool)
     opened = table["own_start_ns" if from_sync else "cpu_start_ns"].to_numpy(np.int64)
     host = np.where(cpu, opened, prev_end)
@@ -204,7 +212,7 @@ def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
         table = table[~empty].reset_index(drop=True)
     for col in ("start_ns", "end_ns", "n_ops"):
         table[col] = table[col].astype(np.int64)
-    table["start_ns"] = _host_start(table, from_sync=c.source == "cuda_graphs")
+    table["start_ns"] = _host_start(table, from_sync=c.source == "cuda_graphs", ops=ops)
     if not len(table):
         raise TraceError(f"{trace.meta.get('path', 'trace')}: no GPU work inside any step")
     ev = kinds.name_evidence(table["name"], vocab)

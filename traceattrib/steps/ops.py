@@ -18,7 +18,8 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     Columns: start_ns, end_ns, device, stream, rank, pid, correlation, kind ('kernel' | 'memop' |
     'graph'), src (row in its source table), name_code (kernel name category code, -1 for others),
     launch_row (row in trace.launches of the launch call, -1 when none was found; idle.py joins
-    through it too), launch_start_ns (that call's start, -1 when none).
+    through it too), launch_start_ns (that call's start, -1 when none), before_trace (no launch
+    call, and launched before the trace's first one: see launched_before_trace).
     """
     parts = []
     for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs)):
@@ -38,6 +39,7 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     row = ops["launch_row"].to_numpy()
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
+    ops["before_trace"] = launched_before_trace(ops, trace.launches)
     return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
 
 
@@ -66,6 +68,20 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     hit = sk[pos] == ok
     out[hit] = order[pos[hit]]
     return out
+
+
+def launched_before_trace(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Ops with no launch call whose correlation id is below every launch call of their process:
+    launched before the trace's CPU side began (torch.profiler records GPU work still running from
+    the iteration before its window), so no step of the trace holds them."""
+    out = np.zeros(len(ops), bool)
+    if not len(launches) or not len(ops):
+        return out
+    first = launches.groupby(["rank", "pid"])["correlation"].min()
+    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy(), ops["pid"].to_numpy()])
+    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
+    corr = ops["correlation"].to_numpy(np.int64)
+    return (ops["launch_row"].to_numpy() < 0) & (corr > 0) & (corr < lo)
 
 
 def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:

@@ -96,8 +96,11 @@ def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = No
         if gside:
             q = ops["start_ns"].to_numpy(np.int64)[om]
         else:
-            # same process; ops with no launch call fall back to their own GPU time
+            # same process; ops with no launch call fall back to their own GPU time, unless they
+            # were launched before the trace began (then no CPU window of it holds them)
             om &= (opid == pid) | (launch < 0)
+            if "before_trace" in ops.columns:
+                om &= ~ops["before_trace"].to_numpy(bool)
             q = t[om]
         k = np.searchsorted(lo, q, side="right") - 1
         ok = (k >= 0) & (q < hi[np.maximum(k, 0)])
