@@ -74,3 +74,94 @@ def test_cached_load_validates_like_a_fresh_one(tmp_path):
     with pytest.raises(TraceError) as warm:
         cache.load(str(src), cache_dir=d)
     assert str(warm.value) == str(cold.value) and "no GPU activity" in str(cold.value)
+
+
+# --- size budget -------------------------------------------------------------------------------
+
+def _copies(tmp_path, n):
+    """n copies of a small real trace at different paths (n cache entries)."""
+    out = []
+    for i in range(n):
+        p = tmp_path / f"t{i}.sqlite"
+        shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", p)
+        out.append(str(p))
+    return out
+
+
+def _du(path) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def test_budget_removes_least_recently_used_first(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    a, b, c, new = _copies(tmp_path, 4)
+    for i, p in enumerate((a, b, c)):
+        cache.load(p, cache_dir=str(d))
+        os.utime(d / cache.key(p), ns=(10**18 + i, 10**18 + i))  # a used first, then b, then c
+    size = {p: _du(d / cache.key(p)) for p in (a, b, c)}
+    assert cache.load(a, cache_dir=str(d)).meta["cached"] is True  # a used again: now the newest
+    # room for three entries: writing the fourth removes one, the least recently used (b), not a
+    monkeypatch.setattr(cache, "max_bytes", lambda: size[a] + size[b] + size[c])
+    assert cache.load(new, cache_dir=str(d)).meta["cached"] is False
+    assert sorted(os.listdir(d)) == sorted(cache.key(p) for p in (a, c, new))
+    assert sum(e["bytes"] for e in cache.entries(str(d))) == _du(d) <= cache.max_bytes()
+
+
+def test_entry_just_written_is_kept_even_over_budget(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    a, b = _copies(tmp_path, 2)
+    cache.load(a, cache_dir=str(d))
+    monkeypatch.setattr(cache, "max_bytes", lambda: 0)
+    cache.load(b, cache_dir=str(d))
+    assert os.listdir(d) == [cache.key(b)]
+    assert cache.load(b, cache_dir=str(d)).meta["cached"] is True
+
+
+def test_budget_from_environment(monkeypatch):
+    monkeypatch.setenv("TRACEATTRIB_CACHE_MAX_MB", "10")
+    assert cache.max_bytes() == 10 << 20
+    for bad in ("-1", "ten", "1e3", ""):
+        monkeypatch.setenv("TRACEATTRIB_CACHE_MAX_MB", bad)
+        assert cache.max_bytes() == cache.MAX_MB_DEFAULT << 20
+
+
+def test_abandoned_temporary_entries_are_removed(tmp_path):
+    d = tmp_path / "cache"
+    old, fresh = d / ".tmp-old", d / ".tmp-fresh"
+    old.mkdir(parents=True)
+    fresh.mkdir()
+    (old / "kernels.parquet").write_bytes(b"x" * 100)
+    os.utime(old, (1, 1))
+    cache.prune(str(d))
+    assert not old.exists() and fresh.exists()  # a writer may still be filling the fresh one
+
+
+def test_cache_command_counts_and_clears(tmp_path, capsys):
+    import json
+
+    from traceattrib.cli import main
+
+    d = tmp_path / "cache"
+    a, b = _copies(tmp_path, 2)
+    assert main(["report", a, "--cache-dir", str(d)]) == 0
+    cache.load(b, cache_dir=str(d))
+    capsys.readouterr()
+    assert main(["cache", "--cache-dir", str(d), "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["trace_files"], got["reports"]) == (2, 1)
+    assert got["bytes"] == _du(d)
+    assert main(["cache", "--cache-dir", str(d), "--clear", "--format", "json"]) == 0
+    got2 = json.loads(capsys.readouterr().out)
+    assert got2["cleared_bytes"] == got["bytes"] and got2["bytes"] == 0
+    assert _du(d) == 0
+
+
+def test_stored_report_texts_share_the_budget(tmp_path, monkeypatch):
+    d = str(tmp_path / "cache")
+    first, second = cache.output_entry("first", d), cache.output_entry("second", d)
+    cache.write_output(first, "a" * 5000, [])
+    assert cache.read_output(first) == ("a" * 5000, [])
+    monkeypatch.setattr(cache, "max_bytes", lambda: 0)
+    cache.write_output(second, "b", [])
+    assert cache.read_output(first) is None and cache.read_output(second) == ("b", [])
+    assert [e["kind"] for e in cache.entries(d)] == ["report"]

@@ -11,6 +11,8 @@ repeated `report` neither reads the tables nor analyzes them again; and the text
 command again prints it without importing numpy or pandas (traceattrib.cli).
 Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
 (~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
+Size: writing an entry removes the least recently used others beyond $TRACEATTRIB_CACHE_MAX_MB
+(MiB, default MAX_MB_DEFAULT); a read marks its entry used (`prune`).
 """
 from __future__ import annotations
 
@@ -50,6 +52,18 @@ def default_dir() -> str:
     if os.name == "nt":
         return os.path.join(os.environ.get("LOCALAPPDATA", os.path.expanduser("~")), "traceattrib", "Cache")
     return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "traceattrib")
+
+
+MAX_MB_DEFAULT = 4096  # cache budget when $TRACEATTRIB_CACHE_MAX_MB is unset (MiB)
+TMP_STALE_S = 3600  # a writer's temporary entry older than this was abandoned (killed process)
+
+
+def max_bytes() -> int:
+    """The cache's size budget in bytes: $TRACEATTRIB_CACHE_MAX_MB (MiB, an integer >= 0), else
+    MAX_MB_DEFAULT. Writing an entry removes the least recently used others beyond it."""
+    env = os.environ.get("TRACEATTRIB_CACHE_MAX_MB", "").strip()
+    mb = int(env) if env.isdigit() else MAX_MB_DEFAULT
+    return mb << 20
 
 
 def key(path: str) -> str:
@@ -167,6 +181,7 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
                 # filled by a command that did not need GPU work (`info`): the reader says why
                 # this trace cannot be reported, exactly as without the cache
                 parse(path, require_gpu=True, progress=progress)
+            _touch(entry)
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
@@ -178,6 +193,7 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         write_tables(t, tmp)
         os.replace(tmp, entry)  # atomic; a concurrent writer of the same entry wins, this copy is dropped
+        prune(root, keep=entry)
     except _cache_errors():
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -205,6 +221,105 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
     return _validate(t, path, require_gpu)
 
 
+# --- size budget: least recently used entries go first -----------------------------------------
+
+def _touch(path: str) -> None:
+    """Mark an entry used now (its mtime is its last use; best effort on a read-only cache)."""
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def _size(path: str) -> int:
+    """Bytes of a file, or of every file under a directory."""
+    if not os.path.isdir(path):
+        return os.stat(path).st_size
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            with contextlib.suppress(OSError):
+                total += os.stat(os.path.join(d, f)).st_size
+    return total
+
+
+def entries(root: str) -> list[dict]:
+    """Every entry under `root`: {"path", "kind" ("tables": one trace file's tables and stored
+    results; "report": one stored report text), "bytes", "used_ns" (last use)}; oldest use first."""
+    out = []
+
+    def add(path: str, kind: str) -> None:
+        with contextlib.suppress(OSError):  # removed meanwhile by another process
+            out.append({"path": path, "kind": kind, "bytes": _size(path), "used_ns": os.stat(path).st_mtime_ns})
+
+    with contextlib.suppress(OSError):
+        with os.scandir(root) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False) and len(e.name) == 24 and \
+                        all(c in "0123456789abcdef" for c in e.name):
+                    add(e.path, "tables")
+    with contextlib.suppress(OSError):
+        with os.scandir(os.path.join(root, "reports")) as it:
+            for e in it:
+                if e.is_file(follow_symlinks=False) and e.name.endswith(".pkl"):
+                    add(e.path, "report")
+    return sorted(out, key=lambda x: (x["used_ns"], x["path"]))
+
+
+def prune(root: str, keep: str | None = None, budget: int | None = None) -> list[str]:
+    """Remove the least recently used entries under `root` until the rest fit `budget` bytes
+    (max_bytes()); never `keep` (the entry just written). Also drops temporary entries abandoned
+    by killed writers. Returns the removed paths."""
+    budget = max_bytes() if budget is None else budget
+    _drop_stale_tmp(root)
+    _drop_stale_tmp(os.path.join(root, "reports"))
+    ents = entries(root)
+    total = sum(e["bytes"] for e in ents)
+    removed = []
+    keep = os.path.abspath(keep) if keep else None
+    for e in ents:
+        if total <= budget:
+            break
+        if keep and os.path.abspath(e["path"]) == keep:
+            continue
+        if e["kind"] == "tables":
+            shutil.rmtree(e["path"], ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.remove(e["path"])
+        if not os.path.exists(e["path"]):
+            total -= e["bytes"]
+            removed.append(e["path"])
+    return removed
+
+
+def _drop_stale_tmp(d: str) -> None:
+    import time
+    now = time.time()
+    with contextlib.suppress(OSError):
+        with os.scandir(d) as it:
+            for e in it:
+                if e.name.startswith(".tmp-"):
+                    with contextlib.suppress(OSError):
+                        if now - e.stat(follow_symlinks=False).st_mtime > TMP_STALE_S:
+                            if e.is_dir(follow_symlinks=False):
+                                shutil.rmtree(e.path, ignore_errors=True)
+                            else:
+                                os.remove(e.path)
+
+
+def clear(root: str) -> int:
+    """Remove every entry under `root`; the bytes freed."""
+    freed = 0
+    for e in entries(root):
+        if e["kind"] == "tables":
+            shutil.rmtree(e["path"], ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.remove(e["path"])
+        if not os.path.exists(e["path"]):
+            freed += e["bytes"]
+    return freed
+
+
 # --- stored analyses: per-rank results beside each file's tables, whole report texts ----------
 
 def results_entry(path: str, options: str, cache_dir: str | None = None) -> str:
@@ -218,8 +333,10 @@ def read_results(entry: str) -> tuple[dict, list] | None:
     """(meta, results) stored at `entry`; None when absent or damaged (then removed: rebuilt,
     never trusted)."""
     got = _read_blob(entry)
-    return got if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) \
-        and isinstance(got[1], list) else None
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) and isinstance(got[1], list)):
+        return None
+    _touch(os.path.dirname(entry))  # the file's table entry was used
+    return got
 
 
 def write_results(entry: str, meta: dict, results: list) -> None:
@@ -237,8 +354,10 @@ def output_entry(options: str, cache_dir: str | None = None) -> str:
 def read_output(entry: str) -> tuple[str, list[str]] | None:
     """(text, reader warnings) stored at `entry`; None when absent or damaged (then removed)."""
     got = _read_blob(entry)
-    return got if isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], str) \
-        and isinstance(got[1], list) else None
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], str) and isinstance(got[1], list)):
+        return None
+    _touch(entry)
+    return got
 
 
 def write_output(entry: str, text: str, warnings: list[str]) -> None:
@@ -246,6 +365,7 @@ def write_output(entry: str, text: str, warnings: list[str]) -> None:
     with contextlib.suppress(OSError):
         os.makedirs(os.path.dirname(entry), exist_ok=True)
         _write_blob(entry, (text, list(warnings)))
+        prune(os.path.dirname(os.path.dirname(entry)), keep=entry)
 
 
 def input_stamp(path: str) -> str:

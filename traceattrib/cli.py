@@ -1,4 +1,4 @@
-"""Command line: `traceattrib report|info|classify|explain|export|diff|plot`.
+"""Command line: `traceattrib report|info|classify|explain|export|diff|plot|cache`.
 
 Exit status: 0 done; 1 the `diff --fail-if-slower` gate tripped; 2 bad input or usage (one line
 on stderr, never a traceback); 3 a bug of ours (one line saying so; TRACEATTRIB_DEBUG=1 adds the
@@ -408,6 +408,34 @@ def export(file, outdir, no_cache, cache_dir, workers, scheduler):
         raise TraceError(f"{outdir}: cannot write ({e.strerror or e})") from None
     click.echo(f"wrote {', '.join(f'{n}.parquet ({c} rows)' for n, c in counts.items())} "
                f"and meta.json to {clean(outdir)}")
+
+
+@cli.command("cache")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Cache location (default: $TRACEATTRIB_CACHE_DIR or the user cache directory).")
+@click.option("--clear", is_flag=True, help="Remove every entry.")
+@click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text", show_default=True)
+def cache_cmd(cache_dir, clear, fmt):
+    """Where the cache is, what it holds and its size budget ($TRACEATTRIB_CACHE_MAX_MB)."""
+    import json
+
+    from . import cache
+    from .render.safe import clean
+
+    root = cache_dir or cache.default_dir()
+    freed = cache.clear(root) if clear else 0
+    ents = cache.entries(root)
+    info = {"path": root, "trace_files": sum(e["kind"] == "tables" for e in ents),
+            "reports": sum(e["kind"] == "report" for e in ents), "bytes": sum(e["bytes"] for e in ents),
+            "max_bytes": cache.max_bytes(), "cleared_bytes": freed}
+    if fmt == "json":
+        click.echo(json.dumps(info, indent=1))
+        return
+    if clear:
+        click.echo(f"removed {freed / 2**20:.1f} MiB")
+    click.echo(f"{clean(root)}: {info['trace_files']} trace files, {info['reports']} stored reports, "
+               f"{info['bytes'] / 2**20:.1f} MiB of a {info['max_bytes'] / 2**20:.0f} MiB budget "
+               "(least recently used entries go first)")
 
 
 @cli.command()
