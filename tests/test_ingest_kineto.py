@@ -187,3 +187,23 @@ def test_collective_args_from_record_param_comms():
     assert set(known["comm_collective"].astype(str)) == {"allreduce", "broadcast"}
     assert (known["comm_group_size"] == 8).all()
     assert (t.cpu_ops["kind"].astype(str) == "python_function").sum() == 34405
+
+
+def test_wide_values_in_compact_columns_stay_exact(tmp_path):
+    # collective sizes, devices and streams are kept as int32 per piece only where they fit: a
+    # 3-billion-element all-reduce in one piece must come out exact, the other pieces unchanged
+    with gzip.open(FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz", "rb") as f:
+        doc = json.load(f, parse_float=Decimal)
+    nccl = [e for e in doc["traceEvents"] if e.get("cat") == "kernel" and e["name"].startswith("ncclDevKernel_AllReduce")]
+    nccl[0]["args"]["In msg nelems"] = 3_000_000_000
+    nccl[0]["args"]["stream"] = 5_000_000_000
+    p = tmp_path / "rank0.json"
+    p.write_text(json.dumps(doc, default=str))
+    k = read(str(p)).kernels
+    row = k[k["start_ns"] == ns(nccl[0]["ts"])]
+    assert row["comm_in_nelems"].tolist() == [3_000_000_000] and row["stream"].tolist() == [5_000_000_000]
+    assert k["comm_in_nelems"].dtype == np.int64
+    ref = read(str(FIXTURES / "tp2_eager_torch" / "rank0.pt.trace.json.gz")).kernels
+    other = k["start_ns"] != ns(nccl[0]["ts"])
+    pd.testing.assert_frame_equal(k[other].drop(columns=["rank"]).reset_index(drop=True),
+                                  ref[ref["start_ns"] != ns(nccl[0]["ts"])].drop(columns=["rank"]).reset_index(drop=True))

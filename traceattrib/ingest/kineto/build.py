@@ -57,8 +57,10 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         corr[missing] = q.merge(flows, how="left", on=["pid", "tid", "ts"])["fid"].fillna(-1).astype(np.int64).to_numpy()
 
     li = np.flatnonzero(is_launch)
-    launches = pd.DataFrame({"start_ns": start[li], "end_ns": end[li], "name": _take(namev, li),
-                             "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank})
+    # each table is conformed as soon as it is built, so the unconformed copies do not pile up
+    launches = conform(pd.DataFrame({"start_ns": start[li], "end_ns": end[li], "name": _take(namev, li),
+                                     "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank}),
+                       LAUNCH_COLUMNS)
 
     gi = np.flatnonzero(gpu)
     coll = c["coll"]
@@ -87,7 +89,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     ki = np.flatnonzero(is_kernel)
     kpos = np.searchsorted(gi, ki)
     kgraph = np.where(graph[ki] >= 0, graph[ki], np.where(via_graph[kpos], 0, -1))
-    kern = pd.DataFrame({
+    kern = conform(pd.DataFrame({
         "start_ns": start[ki], "end_ns": end[ki], "name": _take(namev, ki), "short_name": _short_names(_take(namev, ki)),
         "device": dev[ki], "stream": stream[ki], "correlation": corr[ki], "pid": launch_pid[kpos],
         "grid_x": c["grid"][0][ki], "grid_y": c["grid"][1][ki], "grid_z": c["grid"][2][ki],
@@ -96,30 +98,33 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         "op": _take(op_chain, kpos), "op_input_types": _take(op_types, kpos), "rank": rank,
         "op_id": np.where(op_row[kpos] >= 0, c["ext"][np.maximum(op_row[kpos], 0)], -1),
         **_comm_args(c, ki, np.where(has_coll[ki], ki, comm_row[kpos])),
-    })
+    }), KERNEL_COLUMNS)
 
     mi = np.flatnonzero(is_mem)
     mpos = np.searchsorted(gi, mi)
     mnames = _take(namev, mi)
-    mem = pd.DataFrame({
+    mem = conform(pd.DataFrame({
         "start_ns": start[mi], "end_ns": end[mi],
         "kind": _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object)),
         "bytes": c["bytes"][mi], "device": dev[mi], "stream": stream[mi], "correlation": corr[mi],
-        "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": rank})
+        "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": rank}), MEMOP_COLUMNS)
 
     ri = np.flatnonzero(is_ann | is_gann | (is_step & is_op))
     src = np.where(is_gann[ri], "gpu_user_annotation", np.where(is_step[ri], "profiler_step", "user_annotation"))
     rng = pd.DataFrame({"start_ns": start[ri], "end_ns": end[ri], "name": _take(namev, ri), "domain": "torch",
                         "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
     rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
+    rng = conform(rng, RANGE_COLUMNS)
 
     oi = np.flatnonzero(is_op | is_py)
     cpu_ops = pd.DataFrame({
         "start_ns": start[oi], "end_ns": end[oi], "name": _take(namev, oi),
-        "kind": np.where(is_py[oi], "python_function", "cpu_op"), "pid": pid[oi], "tid": tid[oi],
+        "kind": _cat_from(is_py[oi].astype(np.int8), np.array(["cpu_op", "python_function"], dtype=object)),
+        "pid": pid[oi], "tid": tid[oi],
         "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
-        "input_types": _blank(_take(c["intypes"], oi))})
+        "input_types": _blank(_take(c["intypes"], oi))}, copy=False)  # columns are fresh: not copied again
     cpu_ops["depth"] = nesting_depth(start[oi], end[oi], (pid[oi] << 24) ^ tid[oi])
+    cpu_ops = conform(cpu_ops, CPU_OP_COLUMNS)
 
     props = header.get("deviceProperties") or []
     used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
@@ -134,9 +139,8 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     }
     if c.get("warnings"):
         meta["warnings"] = list(c["warnings"])
-    return Trace(kernels=conform(kern, KERNEL_COLUMNS), memops=conform(mem, MEMOP_COLUMNS),
-                 launches=conform(launches, LAUNCH_COLUMNS), ranges=conform(rng, RANGE_COLUMNS),
-                 graphs=empty(GRAPH_COLUMNS), cpu_ops=conform(cpu_ops, CPU_OP_COLUMNS), meta=meta)
+    return Trace(kernels=kern, memops=mem, launches=launches, ranges=rng, graphs=empty(GRAPH_COLUMNS),
+                 cpu_ops=cpu_ops, meta=meta)
 
 def _op_like(names: pd.Categorical) -> np.ndarray:
     """user_annotations that name an operation (`nccl:all_reduce`, `vllm::all_reduce`), not a region."""
