@@ -7,7 +7,8 @@ events), streamed in pieces of about CHUNK_BYTES so memory holds one piece plus 
 1. msgspec splits a piece into its events: the piece ends at the last `}` `,` `{` in the buffer,
    and decoding it as a JSON array of `msgspec.Raw` both checks that the cut is an event boundary
    (a cut inside a string or a nested object does not decode) and yields each event's bytes;
-2. the events, one per line, are parsed by pyarrow's JSON reader against an explicit schema:
+2. the events, one per line (their own raw newlines made spaces), are parsed by pyarrow's JSON
+   reader in BLOCK_BYTES blocks on every core, against an explicit schema:
    `ts` and `dur` as decimal128(22, 3), so microseconds with up to 3 decimals become integer ns
    exactly (epoch-scale values like 1.7e15 never pass through float64);
 3. a piece pyarrow refuses (a value of the wrong type, NaN, a number out of range, more than 3
@@ -43,6 +44,7 @@ OP_CATS = {"cpu_op", "python_function"}
 
 KEEP_CATS = GPU_CATS | LAUNCH_CATS | RANGE_CATS | OP_CATS
 
+BLOCK_BYTES = 2 << 20  # pyarrow block: a 16 MiB piece is parsed as 8 blocks on every core
 CHUNK_BYTES = 16 << 20  # decompressed bytes per piece (16 MiB: lower peak memory than 32, same speed)
 
 # ts values that are not times: never a real ns value (both far below -2**62)
@@ -714,7 +716,12 @@ def _starts(lens: np.ndarray) -> np.ndarray:
 
 
 def _join(raws) -> _Joined:
-    return _Joined(b"\n".join(raws), np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)))
+    """Validated entries one per line. Their own raw newlines can only be whitespace (msgspec
+    refuses a raw control character inside a string), so they become spaces: with one entry per
+    line pyarrow parses blocks of a piece on every core. U+001E cannot occur raw in valid JSON:
+    it marks the entry boundaries while the newlines are replaced (lengths are unchanged)."""
+    data = b"\x1e".join(raws).replace(b"\n", b" ").replace(b"\x1e", b"\n")
+    return _Joined(data, np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)))
 
 
 def _decode_events(buf: bytearray, a: int, b: int, errors: list) -> _Joined | None:
@@ -855,17 +862,20 @@ def _arrow(data: bytes, hints: set | None = None):
         data = data.replace(b'"Input Dims"', b'"Input_Dims"')
     renamed: set = set()
     msg = ""
-    for _ in range(4 + len(_INT_ARGS)):
+    block = BLOCK_BYTES
+    for _ in range(5 + len(_INT_ARGS)):
         try:
             tab = pj.read_json(pa.BufferReader(pa.py_buffer(data)),
-                               read_options=pj.ReadOptions(block_size=1 << 24),
-                               parse_options=pj.ParseOptions(explicit_schema=_schema(wide), newlines_in_values=True,
+                               read_options=pj.ReadOptions(block_size=block),
+                               parse_options=pj.ParseOptions(explicit_schema=_schema(wide), newlines_in_values=False,
                                                              unexpected_field_behavior="ignore"))
             return tab, wide, "", deep
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
             msg = str(e)
         m = _ARG_TYPE.search(msg)
-        if "requires scale" in msg and not wide and not _MANY_DIGITS.search(data):
+        if "straddl" in msg and block <= len(data):
+            block = len(data) + 1  # an event longer than a block: the piece as one block
+        elif "requires scale" in msg and not wide and not _MANY_DIGITS.search(data):
             wide = True  # times with more than 3 decimals
         elif ("Column(/pid)" in msg or "Column(/tid)" in msg) and "string" in msg:
             hints.add("labels")
