@@ -280,15 +280,20 @@ def prune(root: str, keep: str | None = None, budget: int | None = None) -> list
             break
         if keep and os.path.abspath(e["path"]) == keep:
             continue
-        if e["kind"] == "tables":
-            shutil.rmtree(e["path"], ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.remove(e["path"])
-        if not os.path.exists(e["path"]):
+        if _remove(e["path"]):
             total -= e["bytes"]
             removed.append(e["path"])
     return removed
+
+
+def _remove(path: str) -> bool:
+    """Remove an entry (a directory or a file), best effort; True when it is gone."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+    return not os.path.lexists(path)
 
 
 def _drop_stale_tmp(d: str) -> None:
@@ -300,24 +305,20 @@ def _drop_stale_tmp(d: str) -> None:
                 if e.name.startswith(".tmp-"):
                     with contextlib.suppress(OSError):
                         if now - e.stat(follow_symlinks=False).st_mtime > TMP_STALE_S:
-                            if e.is_dir(follow_symlinks=False):
-                                shutil.rmtree(e.path, ignore_errors=True)
-                            else:
-                                os.remove(e.path)
+                            _remove(e.path)
+
+
+def usage(root: str, cleared_bytes: int = 0) -> dict:
+    """What the cache at `root` holds: trace files, stored reports, bytes, the budget (bytes)."""
+    ents = entries(root)
+    return {"path": root, "trace_files": sum(e["kind"] == "tables" for e in ents),
+            "reports": sum(e["kind"] == "report" for e in ents), "bytes": sum(e["bytes"] for e in ents),
+            "max_bytes": max_bytes(), "cleared_bytes": cleared_bytes}
 
 
 def clear(root: str) -> int:
     """Remove every entry under `root`; the bytes freed."""
-    freed = 0
-    for e in entries(root):
-        if e["kind"] == "tables":
-            shutil.rmtree(e["path"], ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.remove(e["path"])
-        if not os.path.exists(e["path"]):
-            freed += e["bytes"]
-    return freed
+    return sum(e["bytes"] for e in entries(root) if _remove(e["path"]))
 
 
 # --- stored analyses: per-rank results beside each file's tables, whole report texts ----------

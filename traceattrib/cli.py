@@ -424,10 +424,7 @@ def cache_cmd(cache_dir, clear, fmt):
 
     root = cache_dir or cache.default_dir()
     freed = cache.clear(root) if clear else 0
-    ents = cache.entries(root)
-    info = {"path": root, "trace_files": sum(e["kind"] == "tables" for e in ents),
-            "reports": sum(e["kind"] == "report" for e in ents), "bytes": sum(e["bytes"] for e in ents),
-            "max_bytes": cache.max_bytes(), "cleared_bytes": freed}
+    info = cache.usage(root, freed)
     if fmt == "json":
         click.echo(json.dumps(info, indent=1))
         return
