@@ -261,15 +261,19 @@ def test_per_rank_table_matches_json():
     assert r1["idle_share"] > 0.5 > r0["idle_share"]
 
 
-def test_event_longer_than_one_pyarrow_block(tmp_path):
-    # pyarrow parses a piece in BLOCK_BYTES blocks; an event longer than a block (a 3 MiB kernel
-    # name, with escapes) is read whole, exactly like the others
-    big = "k" * (parse.BLOCK_BYTES + (1 << 20)) + ' "quoted" \n é'
+def test_event_longer_than_one_pyarrow_block(tmp_path, monkeypatch):
+    # pyarrow parses a piece in BLOCK_BYTES blocks and refuses an event over two blocks long
+    # ("straddling object"): the piece is parsed again as one block, the event read whole
+    big = "k" * (2 * parse.BLOCK_BYTES + (1 << 20)) + ' "quoted" \n é'
     tl = Timeline([Event("launch", "cudaLaunchKernel", 0, 1_000, corr=1),
                    Event("kernel", big, 2_000, 9_000, stream=7, corr=1),
                    Event("launch", "cudaLaunchKernel", 10_000, 11_000, corr=2),
                    Event("kernel", "small", 12_000, 13_000, stream=7, corr=2)])
     p = tmp_path / "t.json"
     p.write_text(kineto_text(tl))
-    assert p.stat().st_size > parse.BLOCK_BYTES
+    assert p.stat().st_size > 2 * parse.BLOCK_BYTES
+
+    def no_stdlib(*a, **k):
+        raise AssertionError("pyarrow refused the piece: the stdlib path read it")
+    monkeypatch.setattr(parse, "_loads", no_stdlib)
     assert kernel_rows(read(str(p))) == expected_rows(tl)
