@@ -4,6 +4,7 @@ innermost CPU op enclosing that call on its thread, and that op's ancestors (the
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ...intervals import nesting_depth
 from .names import _cat_from
@@ -45,8 +46,7 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
         j = np.where(bad, parent[np.maximum(j, 0)], j)
     j = np.where(found & (j >= 0) & (othread[np.maximum(j, 0)] == lth), j, -1)
     # chains: unique innermost ops, then walk their ancestors (vectorized over depth levels)
-    uj, inv = np.unique(j, return_inverse=True)
-    inv = inv.reshape(-1)
+    inv, uj = pd.factorize(j)  # hashing: distinct ops in first-seen order (sorting costs more)
     name_codes = np.asarray(names.codes)[oi]
     name_cats = np.asarray(names.categories, dtype=object)
     maxd = int(depth.max()) + 1 if depth.size else 1
@@ -61,10 +61,10 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
         comm_at[take] = cur[take]
         cur = np.where(ok, parent[np.maximum(cur, 0)], -1)
     # text once per distinct chain of names, not per launching op
-    ulevels, lev_inv = np.unique(levels, axis=0, return_inverse=True)
-    chain_text = np.array([" > ".join(name_cats[c] for c in row[::-1] if c >= 0) for row in ulevels],
+    lev_inv, first = _distinct_rows(levels)
+    chain_text = np.array([" > ".join(name_cats[c] for c in row[::-1] if c >= 0) for row in levels[first]],
                           dtype=object)
-    chains = _cat_from(lev_inv.reshape(-1)[inv], chain_text)
+    chains = _cat_from(lev_inv[inv], chain_text)
     type_vals = np.append(np.asarray(intypes.categories, dtype=object), "")
     blank = type_vals.size - 1
     type_codes = np.where(uj >= 0, np.asarray(intypes.codes)[oi[np.maximum(uj, 0)]], blank)
@@ -73,6 +73,19 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     op_row = np.where(uj >= 0, oi[np.maximum(uj, 0)], -1)[inv]
     comm_row = np.where(comm_at >= 0, oi[np.maximum(comm_at, 0)], -1)[inv]
     return chains, types, op_row, comm_row
+
+def _distinct_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, first row of each code) for a 2-D int array: rows hashed column by
+    column (pd.factorize), the codes re-numbered after each column so they never overflow."""
+    code = np.zeros(a.shape[0], np.int64)
+    for d in range(a.shape[1]):
+        col = a[:, d]
+        code, _ = pd.factorize(code * (int(col.max()) + 2) + (col + 1) if col.size else code)
+    code = code.astype(np.int64)
+    # factorize numbers codes in order of first appearance: a code is new where the running max grows
+    first = np.flatnonzero(np.diff(np.maximum.accumulate(code), prepend=-1) > 0) if code.size else code
+    return code, first
+
 
 def _parents(thread: np.ndarray, start: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Index of the enclosing op (sorted order) for ops sorted by (thread, start, -end)."""
@@ -95,16 +108,13 @@ def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_th
     The elements must be sorted by (thread, start)."""
     if not start_sorted.size:
         return np.full(q_start.size, -1, np.int64)
-    # rank threads jointly so (thread, start) pairs compare as one float-free composite
-    _, t_codes = np.unique(np.concatenate([thread_sorted, q_thread]), return_inverse=True)
-    t_codes = t_codes.reshape(-1)
-    e_code, q_code = t_codes[:thread_sorted.size], t_codes[thread_sorted.size:]
     res = np.full(q_start.size, -1, np.int64)
-    lo = np.searchsorted(e_code, q_code, side="left")
-    hi = np.searchsorted(e_code, q_code, side="right")
-    # within each thread's slice, binary search on start: do it per thread (few threads)
-    for code in np.unique(q_code):
-        qm = np.flatnonzero(q_code == code)
+    lo = np.searchsorted(thread_sorted, q_thread, side="left")
+    hi = np.searchsorted(thread_sorted, q_thread, side="right")
+    # within each thread's slice, binary search on start: do it per thread (few threads; found
+    # by hashing, as sorting the queries would cost more than the searches)
+    for th in pd.unique(q_thread):
+        qm = np.flatnonzero(q_thread == th)
         a, b = int(lo[qm[0]]), int(hi[qm[0]])
         if b <= a:
             continue
