@@ -1,7 +1,9 @@
 """Reader for torch.profiler (Kineto) Chrome-trace JSON, `.json` or `.json.gz`.
 
 - `parse.read_columns`: the file -> columns of the kept events (any JSON layout, streamed: msgspec
-  finds the events, pyarrow parses them), timestamps as exact integer ns, every field checked;
+  finds the events, DuckDB parses them, pyarrow or the stdlib where DuckDB would read a value
+  differently), timestamps as exact integer ns, every field checked;
+- `duck`: DuckDB's reading of one piece, and the checks that hand a piece over to pyarrow;
 - `link`: each GPU op -> its launch call -> the CPU op chain that made it;
 - `build`: columns -> the model's tables;
 - `names`: categorical and name helpers.

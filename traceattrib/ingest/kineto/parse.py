@@ -7,11 +7,13 @@ events), streamed in pieces of about CHUNK_BYTES so memory holds one piece plus 
 1. msgspec splits a piece into its events: the piece ends at the last `}` `,` `{` in the buffer,
    and decoding it as a JSON array of `msgspec.Raw` both checks that the cut is an event boundary
    (a cut inside a string or a nested object does not decode) and yields each event's bytes;
-2. the events, one per line (their own raw newlines made spaces), are parsed by pyarrow's JSON
-   reader in BLOCK_BYTES blocks on every core, against an explicit schema:
-   `ts` and `dur` as decimal128(22, 3), so microseconds with up to 3 decimals become integer ns
-   exactly (epoch-scale values like 1.7e15 never pass through float64);
-3. a piece pyarrow refuses (a value of the wrong type, NaN, a number out of range, more than 3
+2. the events, one per line (their own raw newlines made spaces), are parsed by DuckDB (`duck`)
+   in a worker thread while the main thread splits the next piece; a piece holding a value DuckDB
+   would read differently from pyarrow is handed over to
+3. pyarrow's JSON reader, in BLOCK_BYTES blocks on every core, against an explicit schema.
+   Both read `ts` and `dur` as decimal(22, 3), so microseconds with up to 3 decimals become
+   integer ns exactly (epoch-scale values like 1.7e15 never pass through float64);
+4. a piece pyarrow refuses (a value of the wrong type, NaN, a number out of range, more than 3
    decimals in a time) is read again by the stdlib `json` with Decimal numbers, which checks each
    kept event's fields and names the first bad one (`traceEvents[i].args.correlation: ...`).
 
@@ -32,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import TraceError
+from . import duck
 from .names import _cat_from, _types_text
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
@@ -58,6 +61,7 @@ _INT_ARGS = [("External id", "ext"), ("correlation", "corr"), ("device", "dev"),
              ("graph id", "graph"), ("bytes", "bytes"), ("In msg nelems", "in_nel"),
              ("Out msg nelems", "out_nel"), ("Group size", "gsize")]
 _STR_ARGS = [("Collective name", "coll"), ("dtype", "cdtype"), ("Process Group Name", "pg")]
+_DUCK_ARGS = tuple([k for k, _ in _INT_ARGS] + [k for k, _ in _STR_ARGS] + ["grid", "block", "Input type", "Input Dims"])
 _INT_FILL = {"bytes": 0}  # absent -> -1 otherwise
 # fields kept as int32 per piece when the piece's values fit (about 30 MB less on 600k events):
 # readers of these columns only index them or compare them, never shift or add them
@@ -206,6 +210,22 @@ def _dims_arrow(dims):
     return pc.if_else(dims.is_null(), "", text).fill_null("")
 
 
+def _list_item(lst, i: int, fill: int) -> np.ndarray:
+    """Item i of each list of a list<int64> array as int64; `fill` where the list is null, shorter
+    or the item null (as the stdlib path reads a short "grid")."""
+    import pyarrow.compute as pc
+    n = len(lst)
+    if not n:
+        return np.empty(0, np.int64)
+    lens = pc.list_value_length(lst).fill_null(0).to_numpy(zero_copy_only=False)
+    offsets = np.asarray(lst.offsets)[:n]  # sliced arrays: offsets index the (unsliced) values
+    values = lst.values.fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64)
+    has = lens > i
+    out = np.full(n, fill, np.int64)
+    out[has] = values[offsets[has] + i]
+    return out
+
+
 def _clean(s):
     """A str from the stdlib parser without lone surrogates (they become U+FFFD)."""
     if s is None:
@@ -280,17 +300,23 @@ class _Acc:
         for k in ("grid", "block"):
             lst = args.field(k)
             for i in range(3):
-                self.keep(f"{k}{i}", ints(pc.list_element(lst, i), 0) if len(lst) else np.empty(0, np.int64))
+                self.keep(f"{k}{i}", _list_item(lst, i, 0))
         intypes = args.field("Input type")
-        joined = pc.binary_join(intypes, ",") if len(intypes) else pa.array([], pa.string())
+        if pa.types.is_string(intypes.type):  # already joined (the DuckDB path)
+            joined = intypes
+        else:
+            joined = pc.binary_join(intypes, ",") if len(intypes) else pa.array([], pa.string())
         s = self.str
         s["cat"].add_arrow(t.column("cat"))
         s["name"].add_arrow(t.column("name").fill_null(""))
         s["intypes"].add_arrow(joined.fill_null(""))
         for key, name in _STR_ARGS:
             s[name].add_arrow(args.field(key))
-        if dims_rows is None:  # Input Dims text of the kept rows, built by arrow
-            s["dims"].add_arrow(_dims_arrow(args.field("Input Dims")))
+        dims = args.field("Input Dims")
+        if pa.types.is_string(dims.type):  # already text (the DuckDB path)
+            s["dims"].add_arrow(dims.fill_null(""))
+        elif dims_rows is None:  # Input Dims text of the kept rows, built by arrow
+            s["dims"].add_arrow(_dims_arrow(dims))
         else:  # regex matches placed by event row
             dims = np.full(rows.size, "", dtype=object)
             if len(dims_rows):
@@ -610,26 +636,50 @@ def _read(path: str, f, report=None) -> tuple[dict, _Acc]:
         top_list, header = False, _find_events(s)
     else:
         raise TraceError(f"{path}: not a torch.profiler JSON trace (does not start with a JSON object or array)")
-    while True:
-        s.more()  # unread bytes to the front, the rest of the buffer filled
-        i = s.skip_ws()
-        if i < 0:
-            raise TraceError(f"{path}: traceEvents array is not closed (truncated file?)")
-        if s.eof:
-            header.update(_last_piece(s, acc, top_list))
-            break
-        if s.buf[i] == ord("]"):  # the array ends before the buffer does: read to the end
-            while s.more():
-                pass
-            continue
-        piece = _next_piece(s, acc)
-        if piece is None:  # one event larger than the buffer: more() grows it
-            continue
-        _parse_piece(path, piece, acc)
-        _release_arrow_memory()
-        if report:
-            report()
+    pool = duck.pool()
+    try:
+        prev = None  # the piece DuckDB parses while the main thread splits the next one
+        while True:
+            s.more()  # unread bytes to the front, the rest of the buffer filled
+            i = s.skip_ws()
+            if i < 0:
+                raise TraceError(f"{path}: traceEvents array is not closed (truncated file?)")
+            if s.eof:
+                if prev is not None:
+                    _finish_piece(path, prev, acc)
+                header.update(_last_piece(s, acc, top_list, pool))
+                break
+            if s.buf[i] == ord("]"):  # the array ends before the buffer does: read to the end
+                while s.more():
+                    pass
+                continue
+            piece = _next_piece(s, acc, None if pool is None else _staged)
+            if piece is None:  # one event larger than the buffer: more() grows it
+                continue
+            job = _start_piece(piece, acc, pool)
+            if prev is not None:
+                _finish_piece(path, prev, acc)
+                _release_arrow_memory()
+                if report:
+                    report()
+            prev = job
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    _release_arrow_memory()
+    _trim_heap()
     return header, acc
+
+
+def _trim_heap() -> None:
+    """Hand the C heap's free pages back to the system once the pieces are gone (glibc keeps
+    them, so the tables built next would otherwise sit on top of them: about 150 MiB lower peak
+    on a 312 MiB trace)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 def _release_arrow_memory() -> None:
@@ -672,9 +722,10 @@ def _find_events(s: _Stream) -> dict:
         start = k + 1
 
 
-def _next_piece(s: _Stream, acc: _Acc):
+def _next_piece(s: _Stream, acc: _Acc, sink=None):
     """Decode the complete events in buf[pos:filled] up to the last event boundary (at most
-    CHUNK_BYTES); None when no boundary is in the buffer (the caller reads more)."""
+    CHUNK_BYTES); None when no boundary is in the buffer (the caller reads more). `sink` makes
+    the piece of the validated events (default `_join`)."""
     buf, pos = s.buf, s.pos
     hi = min(s.filled, pos + CHUNK_BYTES)
     lo = max(pos, hi - (1 << 20))
@@ -688,7 +739,7 @@ def _next_piece(s: _Stream, acc: _Acc):
         return None
     errors: list = []
     for m in cuts[::-1][:3]:  # the last boundary candidate, or one of the two before it
-        piece = _decode_events(buf, pos, m.start() + 1, errors)
+        piece = _decode_events(buf, pos, m.start() + 1, errors, sink or _join)
         if piece is not None:
             s.pos = m.end() - 1
             return piece
@@ -700,11 +751,12 @@ def _next_piece(s: _Stream, acc: _Acc):
 
 
 class _Joined:
-    """One piece's entries, each on its own line of `data` (entry i is data[start[i]:start[i] + lens[i]])."""
-    __slots__ = ("data", "lens")
+    """One piece's entries, each on its own line of `data` (entry i is data[start[i]:start[i] + lens[i]]).
+    While DuckDB reads it, the bytes live in a memfd (`fd`) and `data` is None."""
+    __slots__ = ("data", "lens", "fd")
 
     def __init__(self, data: bytes, lens: np.ndarray):
-        self.data, self.lens = data, lens
+        self.data, self.lens, self.fd = data, lens, -1
 
     def __len__(self) -> int:
         return self.lens.size
@@ -715,18 +767,37 @@ def _starts(lens: np.ndarray) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(lens + 1)[:-1]]).astype(np.int64)
 
 
+def _lens(raws) -> np.ndarray:
+    return np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+
+
+# raw newlines to spaces and U+001E (never raw in valid JSON) to newlines, in one pass
+_LINES = bytes.maketrans(b"\n\x1e", b" \n")
+
+
+def _lines(raws) -> bytes:
+    """Validated entries, each followed by a newline. Their own raw newlines can only be
+    whitespace (msgspec refuses a raw control character inside a string), so they become spaces:
+    with one entry per line, pyarrow and DuckDB parse a piece by lines."""
+    return (b"\x1e".join(raws) + b"\x1e").translate(_LINES)
+
+
 def _join(raws) -> _Joined:
-    """Validated entries one per line. Their own raw newlines can only be whitespace (msgspec
-    refuses a raw control character inside a string), so they become spaces: with one entry per
-    line pyarrow parses blocks of a piece on every core. U+001E cannot occur raw in valid JSON:
-    it marks the entry boundaries while the newlines are replaced (lengths are unchanged)."""
-    data = b"\x1e".join(raws).replace(b"\n", b" ").replace(b"\x1e", b"\n")
-    return _Joined(data, np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)))
+    """Validated entries one per line."""
+    return _Joined(_lines(raws), _lens(raws))
 
 
-def _decode_events(buf: bytearray, a: int, b: int, errors: list) -> _Joined | None:
+def _staged(raws) -> _Joined:
+    """Validated entries one per line, written into a memfd for DuckDB a few thousand at a time
+    (the whole piece is never joined in memory)."""
+    piece = _Joined(None, _lens(raws))
+    piece.fd = duck.stage(_lines(raws[i:i + 4096]) for i in range(0, len(raws), 4096))
+    return piece
+
+
+def _decode_events(buf: bytearray, a: int, b: int, errors: list, sink=_join) -> _Joined | None:
     """Each entry of buf[a:b] ("ev, ev, ..., ev"), decoded as a JSON array between a temporary
-    '[' at a-1 and ']' at b, joined one per line; None when that is not a JSON array."""
+    '[' at a-1 and ']' at b, one per line (`sink`); None when that is not a JSON array."""
     grow = b >= len(buf)
     if grow:
         buf.append(0)
@@ -735,7 +806,7 @@ def _decode_events(buf: bytearray, a: int, b: int, errors: list) -> _Joined | No
     mv = memoryview(buf)[a - 1:b + 1]
     try:
         raws = _RAW_LIST.decode(mv)
-        out = _join(raws)  # the Raw objects are views of `buf`: copied out before it changes
+        out = sink(raws)  # the Raw objects are views of `buf`: copied out before it changes
         del raws
         return out
     except (msgspec.DecodeError, RecursionError) as e:
@@ -767,7 +838,7 @@ class _Parsed(list):
     """Events already parsed by the stdlib (a piece msgspec refused)."""
 
 
-def _last_piece(s: _Stream, acc: _Acc, top_list: bool) -> dict:
+def _last_piece(s: _Stream, acc: _Acc, top_list: bool, pool=None) -> dict:
     """The rest of the file: the last events, the array's end and (object form) the keys after it."""
     rest = bytes(s.buf[s.pos:s.filled])
     doc = (b"[" if top_list else b'{"traceEvents":[') + rest
@@ -792,7 +863,7 @@ def _last_piece(s: _Stream, acc: _Acc, top_list: bool) -> dict:
         else:
             ev = parsed.pop("traceEvents", [])
             raws, tail = _Parsed(ev if isinstance(ev, list) else []), parsed
-    _parse_piece(s.path, raws, acc)
+    _finish_piece(s.path, _start_piece(raws, acc, pool), acc)
     return tail
 
 
@@ -804,17 +875,42 @@ def _msgspec_msg(e: Exception, offset: int) -> str:
     return str(e).replace(m.group(0), f"(byte {int(m.group(1)) + offset:,})")
 
 
-def _parse_piece(path: str, piece, acc: _Acc) -> None:
-    """Columns of one piece's events: pyarrow when it can, else the stdlib with field checks."""
+def _start_piece(piece, acc: _Acc, pool) -> tuple:
+    """Number one piece's entries (acc.events); DuckDB starts parsing it in `pool` (None: not used)."""
     first = acc.events
     acc.events += len(piece)
+    fut = None
+    if pool is not None and len(piece) and not isinstance(piece, _Parsed):
+        if piece.fd < 0:  # the bytes are read back only if needed
+            piece.fd, piece.data = duck.stage([piece.data]), None
+        fut = pool.submit(duck.parse, piece.fd, _DUCK_ARGS)
+    return piece, first, fut
+
+
+def _finish_piece(path: str, job: tuple, acc: _Acc) -> None:
+    """Columns of one started piece's events: DuckDB's or pyarrow's when they can, else the
+    stdlib with field checks."""
+    piece, first, fut = job
     if not len(piece):
         return
     if isinstance(piece, _Parsed):
         acc.add_events(piece, first)
         return
-    data, lens = piece.data, piece.lens
+    lens = piece.lens
     rows = None  # entry number of each line of `data`, when some entries were left out
+    if fut is not None:
+        try:
+            raw = fut.result()
+            got = None if raw is None else \
+                duck.conform(raw, piece.fd, _starts(lens), lens, _INT_ARGS, _STR_ARGS, TEXT_SUFFIX, KEEP_CATS)
+            del raw
+            if got is not None:
+                acc.add_arrow(got[0], False, None, [], first, got[1])
+                return
+            piece.data = duck.read_back(piece.fd)
+        finally:
+            os.close(piece.fd)
+    data = piece.data
     tab, wide, msg, deep = _arrow(data, acc.hints)
     if tab is None and "Column() changed" in msg:  # entries that are not objects: skip them
         starts = _starts(lens)
