@@ -123,7 +123,7 @@ print(json.dumps(v))
 
 def versions() -> dict:
     out = {}
-    for name, py, pkgs in (("traceattrib venv", OURS_PY, ["traceattrib", "numpy", "pandas", "pyarrow", "msgspec",
+    for name, py, pkgs in (("traceattrib venv", OURS_PY, ["traceattrib", "numpy", "pandas", "pyarrow", "msgspec", "duckdb",
                                                           "adbc-driver-sqlite"]),
                            ("HTA venv", HTA_PY, ["HolisticTraceAnalysis", "numpy", "pandas"]),
                            ("traceinsight venv", TI_PY, ["traceinsight", "numpy", "pandas"])):
