@@ -25,7 +25,7 @@ import numpy as np
 
 _DIMS = re.compile(r"\[[\[\]0-9,-]*\]")  # "Input Dims" taken as text: lists of integers only
 _SQL: dict = {}
-_CON: list = []  # the one DuckDB connection, made on first use
+_CON: list = []  # (pid, connection): made on first use
 _FOUND: list = []
 _JSON = msgspec.json.Decoder()
 
@@ -42,19 +42,20 @@ def enabled() -> bool:
     if not _FOUND:
         try:
             import duckdb  # noqa: F401
-            _FOUND.append(hasattr(os, "memfd_create"))
+            _FOUND.append(hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"))
         except ImportError:
             _FOUND.append(False)
     return _FOUND[0]
 
 
 def _con():
-    if not _CON:
+    """The process's DuckDB connection (a new one in a forked child: the parent's is not safe there)."""
+    if not _CON or _CON[0][0] != os.getpid():
         import duckdb
         # one thread: pieces are parsed beside the main thread's work on the previous one, and a
         # second DuckDB thread only helps pieces over 32 MiB (its JSON buffer), which cost memory
-        _CON.append(duckdb.connect(config={"threads": 1}))
-    return _CON[0]
+        _CON[:] = [(os.getpid(), duckdb.connect(config={"threads": 1}))]
+    return _CON[0][1]
 
 
 def _q(name: str) -> str:
