@@ -74,8 +74,10 @@ _BOOL_TIME = re.compile(rb'"(?:ts|dur)"[ \t\r\n]*:[ \t\r\n]*(?:true|false)')
 
 
 def _bool_times(fd: int, starts, lens) -> bool:
-    """Whether one of these entries of a staged piece has a JSON boolean as `ts` or `dur`."""
-    return any(_BOOL_TIME.search(read_back(fd, a, n)) for a, n in zip(starts.tolist(), lens.tolist()))
+    """Whether one of these entries of a staged piece has a JSON boolean as `ts` or `dur` (the
+    piece read back once, each entry searched within its own bytes)."""
+    data = read_back(fd)
+    return any(_BOOL_TIME.search(data, a, a + n) for a, n in zip(starts.tolist(), lens.tolist()))
 
 
 def pool():
