@@ -62,12 +62,17 @@ def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _sql(arg_keys: list) -> str:
-    """The query over one piece ($path): every field as JSON text, ts/dur as decimal(22, 3)."""
+def _sql(arg_keys: tuple, keep_cats: tuple) -> str:
+    """The query over one piece ($path): the kept events (ph "X" of `keep_cats`) and the flow ends
+    (ph "f", cat "ac2g"), each with its line number (`entry`), every field as JSON text and ts/dur
+    as decimal(22, 3). With one DuckDB thread the scan reads lines in order, so row_number()
+    numbers them as they are in the piece."""
     struct = ", ".join(f"{_q(k)} JSON" for k in arg_keys).replace("'", "''")
-    return ("SELECT * FROM read_json($path, format='newline_delimited', columns={'ph': 'VARCHAR', "
-            "'cat': 'VARCHAR', 'name': 'JSON', 'pid': 'JSON', 'tid': 'JSON', 'ts': 'DECIMAL(22,3)', "
-            f"'dur': 'DECIMAL(22,3)', 'id': 'JSON', 'args': 'STRUCT({struct})'}})")
+    cats = ", ".join("'" + c.replace("'", "''") + "'" for c in keep_cats)
+    return ("SELECT * FROM (SELECT row_number() OVER () - 1 AS entry, * FROM read_json($path, "
+            "format='newline_delimited', columns={'ph': 'VARCHAR', 'cat': 'VARCHAR', 'name': 'JSON', "
+            "'pid': 'JSON', 'tid': 'JSON', 'ts': 'DECIMAL(22,3)', 'dur': 'DECIMAL(22,3)', 'id': 'JSON', "
+            f"'args': 'STRUCT({struct})'}})) WHERE (ph = 'X' AND cat IN ({cats})) OR (ph = 'f' AND cat = 'ac2g')")
 
 
 _BOOL_TIME = re.compile(rb'"(?:ts|dur)"[ \t\r\n]*:[ \t\r\n]*(?:true|false)')
@@ -110,11 +115,12 @@ def read_back(fd: int, start: int = 0, size: int = -1) -> bytes:
     return os.pread(fd, size, start)
 
 
-def parse(fd: int, arg_keys: tuple):
-    """DuckDB's table of a staged piece's events (one per line): `arg_keys` of args as JSON text;
-    None when DuckDB refuses it."""
+def parse(fd: int, arg_keys: tuple, keep_cats: tuple):
+    """DuckDB's table of a staged piece's kept events and flow ends (`_sql`), `arg_keys` of args
+    as JSON text; None when DuckDB refuses the piece."""
     import duckdb
-    sql = _SQL.get(arg_keys) or _SQL.setdefault(arg_keys, _sql(list(arg_keys)))
+    key = (arg_keys, keep_cats)
+    sql = _SQL.get(key) or _SQL.setdefault(key, _sql(arg_keys, keep_cats))
     cur = _con().cursor()  # one per call: callers may run in several threads
     try:
         rel = cur.sql(sql, params={"path": f"/proc/self/fd/{fd}"})
@@ -190,25 +196,35 @@ def _ints(col, text: bool):
     return nums, _by_value(pc.if_else(quoted, col, pa.scalar(None, pa.string())), _string, pa.string())
 
 
-def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suffix: str, keep_cats: set):
-    """(table, entries) from `parse`'s table of a staged piece (entry i at starts[i], lens[i] bytes):
-    the kept and flow rows in pyarrow's schema, row k being entry entries[k]; None when a value
-    needs the pyarrow path."""
+def _cols(t) -> dict:
+    """A single-chunk table's columns as arrays."""
+    import pyarrow as pa
+    return {n: (v.chunk(0) if v.num_chunks else pa.array([], v.type)) for n, v in zip(t.column_names, t.columns)}
+
+
+def _ids(col):
+    """pid/tid: integers; text labels (Kineto's "Spans" rows) as unknown."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    return _ints(pc.if_else(pc.starts_with(col, '"'), pa.scalar(None, pa.string()), col), False)[0]
+
+
+def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suffix: str):
+    """(events, flows, entries, kept) from `parse`'s table of a staged piece (entry i at starts[i],
+    lens[i] bytes): its rows in pyarrow's schema (kept events and flow ends), the flow ends alone,
+    the entry of each kept event and the kept rows' mask; None when a value needs the pyarrow
+    path. The rows are not filtered apart (a filter copies every string): the caller picks them."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    ph, cat = raw.column("ph"), raw.column("cat")
-    keep = pc.and_(pc.equal(ph, "X"), pc.is_in(cat, pa.array(sorted(keep_cats))))
-    flow = pc.and_(pc.equal(ph, "f"), pc.equal(cat, "ac2g"))
-    rel = pc.fill_null(pc.or_(keep, flow), False)
-    entries = np.flatnonzero(np.asarray(rel))
-    t = raw.filter(rel).combine_chunks()
+    c = _cols(raw.combine_chunks())
     del raw
-    c = {n: (v.chunk(0) if v.num_chunks else pa.array([], v.type)) for n, v in zip(t.column_names, t.columns)}
+    entries = c["entry"].to_numpy().astype(np.int64)
+    flow = np.asarray(pc.equal(c["ph"], "f"))
     # DuckDB reads a boolean time as 0 or 1 us: the events with such a time are searched for one
-    small = pa.array([0, 1], t.schema.field("ts").type)
-    odd = np.flatnonzero(np.asarray(pc.fill_null(pc.or_(pc.is_in(c["ts"], small), pc.is_in(c["dur"], small)), False)))
-    if odd.size and _bool_times(fd, starts[entries[odd]], lens[entries[odd]]):
+    small = pa.array([0, 1], c["ts"].type)
+    odd = entries[np.asarray(pc.fill_null(pc.or_(pc.is_in(c["ts"], small), pc.is_in(c["dur"], small)), False))]
+    if odd.size and _bool_times(fd, starts[odd], lens[odd]):
         return None
     args = c["args"]
     s = pa.string()
@@ -226,11 +242,10 @@ def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suf
             fields.append(_by_value(args.field(key), _int_list, pa.list_(pa.int64())))
         names += ["Input type", "Input Dims"]
         fields += [_by_value(args.field("Input type"), _types, s), _by_value(args.field("Input Dims"), _dims, s)]
-        pid, tid = (_ints(pc.if_else(pc.starts_with(c[k], '"'), pa.scalar(None, s), c[k]), False)[0]
-                    for k in ("pid", "tid"))  # text labels (Kineto's "Spans" rows) as unknown
-        out = pa.table({"ph": c["ph"], "cat": c["cat"], "name": _by_value(c["name"], _string, s), "pid": pid,
-                        "tid": tid, "ts": c["ts"], "dur": c["dur"], "id": _ints(c["id"], False)[0],
-                        "args": pa.StructArray.from_arrays(fields, names=names)})
+        pid, tid, ids = _ids(c["pid"]), _ids(c["tid"]), _ints(c["id"], False)[0]
+        events = pa.table({"cat": c["cat"], "name": _by_value(c["name"], _string, s), "pid": pid, "tid": tid,
+                           "ts": c["ts"], "dur": c["dur"], "args": pa.StructArray.from_arrays(fields, names=names)})
     except _Refuse:
         return None
-    return out, entries
+    flows = pa.table({"pid": pid, "tid": tid, "ts": c["ts"], "id": ids}).filter(pa.array(flow))
+    return events, flows, entries[~flow], ~flow
