@@ -12,8 +12,8 @@ splits each event into its fields' compact JSON text (`ts` and `dur` excepted: r
 the one way DuckDB keeps them exact); the values are then checked and converted here, on whole
 columns (integers by pyarrow's strict cast) or on each distinct value (names, types, dims, grid).
 A piece holding any value the pyarrow path would treat differently is returned as None: pyarrow
-then reads it, with its own fixes and messages. What is returned is `parse._schema(False)`'s
-table of the kept and flow rows, with "Input type" joined and "Input Dims" as text.
+then reads it, with its own fixes and messages. What `conform` returns has the columns of
+`parse._schema(False)` that `_Acc.add_split` reads, with "Input type" joined and "Input Dims" as text.
 """
 from __future__ import annotations
 
