@@ -191,6 +191,22 @@ def test_gpu_work_behind_cpu_goes_to_issuing_step():
     assert list(st["span_ns"]) == [500, 100]
 
 
+def test_collectives_stay_with_their_steps_when_steps_interleave_on_the_gpu():
+    gemm = "nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_TNT"
+    nccl = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+    # step 0 launches a GEMM at 90 that queues behind its first one until 400; step 1's all-reduce
+    # runs at 150 on another stream: in GPU time order the steps' ops interleave
+    t = synthetic([(10, 300, 7, gemm), (150, 300, 9, nccl), (400, 500, 7, gemm)],
+                  [(0, 100, "decode_step_0"), (100, 200, "decode_step_1")])
+    t.launches.loc[2, ["start_ns", "end_ns"]] = [90, 95]
+    rep = analyze(t)
+    st = rep.steps
+    assert list(st["communication_time_ns"]) == [0, 150] and list(st["linear_time_ns"]) == [390, 0]
+    assert list(st["communication_count"]) == [0, 1] and list(st["linear_count"]) == [2, 0]
+    c = rep.collectives
+    assert [(int(r.step), r.collective, int(r["count"])) for _, r in c.iterrows()] == [(1, "all_reduce", 1)]
+
+
 def test_bound_formulas():
     assert bound_if_removed(np.array([100.0]), np.array([25.0]))[0] == pytest.approx(100 / 75)
     assert bound_if_faster(np.array([100.0]), np.array([25.0]), 2)[0] == pytest.approx(100 / 87.5)

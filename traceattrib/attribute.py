@@ -22,7 +22,6 @@ import pandas as pd
 
 from . import collectives
 from .classify import BUCKETS
-from .intervals import unique_inverse
 
 if TYPE_CHECKING:  # step finding is needed only to analyze, not to merge results (a cached report)
     from .steps import Steps
@@ -61,7 +60,7 @@ def op_buckets(steps: Steps, kernel_buckets: pd.Series, memop_buckets: pd.Series
 
 
 def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None = None) -> Breakdown:
-    """Attribute every step's span to buckets from interval unions (one vectorized sweep).
+    """Attribute every step's span to buckets from interval unions (running maxima of sorted ends).
 
     comm_names: per kernel (aligned with the kernels table), the text collectives are recognized
     from (name, optionally with the op chain); a categorical keeps this one regex per distinct name.
@@ -75,39 +74,28 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     sid = ops["step"].to_numpy()[in_step]
     b = bucket_codes[in_step]
     # Lay the steps end to end on one synthetic timeline (each step rebased to its own start,
-    # then offset past the previous steps) so a single sweep serves all steps exactly.
+    # then offset past the previous steps) so one pass per union serves all steps exactly.
     offset = np.zeros(nsteps + 1, np.int64)
     offset[1:] = np.cumsum(span + 1)
     base = tab["start_ns"].to_numpy(np.int64)
     s = ops["start_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
     e = ops["end_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
-    pts, pos = unique_inverse(np.concatenate([s, e]))
-    ps, pe = pos[:s.size], pos[s.size:]  # index of each op's start / end among the points
+    count = np.bincount(sid * nb + b, minlength=nsteps * nb)[:nsteps * nb].reshape(nsteps, nb)
+    bs = b  # the buckets in timeline order (b itself stays in ops order for _collectives) (b itself stays in ops order for _collectives)
+    if s.size and (np.diff(s) < 0).any():
+        order = np.argsort(s, kind="stable")
+        s, e, bs = s[order], e[order], b[order]
+    # each step's ops are one slice of the sorted timeline
+    bounds = np.searchsorted(s, offset)
+    busy = _union_per_step(s, e, bounds)
     time = np.zeros((nsteps, nb), np.int64)
     exposed = np.zeros((nsteps, nb), np.int64)
-    busy = np.zeros(nsteps, np.int64)
-    count = np.zeros((nsteps, nb), np.int64)
-    if pts.size >= 2:
-        left, seg = pts[:-1], np.diff(pts)
-        seg_step = np.searchsorted(offset, left, side="right") - 1
-        mask = np.zeros(left.size, np.int64)
-        for j in range(nb):
-            m = b == j
-            if not m.any():
-                continue
-            # ops of bucket j open on [pts[i], pts[i+1]): starts minus ends at or before pts[i]
-            opened = np.cumsum(np.bincount(ps[m], minlength=pts.size) - np.bincount(pe[m], minlength=pts.size))
-            active = opened[:-1] > 0
-            mask |= active.astype(np.int64) << j
-            time[:, j] = np.bincount(seg_step[active], weights=seg[active], minlength=nsteps)[:nsteps].astype(np.int64)
-            count[:, j] = np.bincount(sid[m], minlength=nsteps)[:nsteps]
-        on = mask != 0
-        busy = np.bincount(seg_step[on], weights=seg[on], minlength=nsteps)[:nsteps].astype(np.int64)
-        single = on & ((mask & (mask - 1)) == 0)
-        which = np.log2(np.where(single, mask, 1)).astype(np.int64)
-        flat = seg_step[single] * nb + which[single]
-        exposed = np.bincount(flat, weights=seg[single], minlength=nsteps * nb)[:nsteps * nb] \
-            .astype(np.int64).reshape(nsteps, nb)
+    for j in np.flatnonzero(count.any(axis=0)):
+        m = bs == j
+        # an interval made empty ([s, s)) adds nothing to a union: no rows are copied out
+        time[:, j] = _union_per_step(s, np.where(m, e, s), bounds)
+        # time when bucket j runs and no other does: the busy time the other buckets leave uncovered
+        exposed[:, j] = busy - _union_per_step(s, np.where(m, s, e), bounds)
     tab["span_ns"] = span
     tab["busy_ns"] = busy
     tab["idle_ns"] = span - busy
@@ -124,6 +112,22 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
                      "`nsys profile --cuda-graph-trace=node` for a bucket breakdown")
     colls = _collectives(steps, b, sid, comm_names)
     return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
+
+
+def _union_per_step(s: np.ndarray, e: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Length (ns) of the union of intervals [s, e) per step, `s` sorted ascending, step k's
+    intervals at positions bounds[k]:bounds[k+1]; intervals of different steps never overlap."""
+    if not s.size:
+        return np.zeros(bounds.size - 1, np.int64)
+    reach = np.maximum.accumulate(e)  # the furthest end among the intervals so far
+    before = np.empty_like(reach)
+    before[0] = s[0]
+    before[1:] = reach[:-1]
+    # each interval adds what it extends the reach by, from where the union stood before it
+    added = reach - np.maximum(s, before)
+    total = np.zeros(s.size + 1, np.int64)
+    np.cumsum(added, out=total[1:])
+    return np.diff(total[bounds])
 
 
 def _collectives(steps: Steps, b: np.ndarray, sid: np.ndarray, comm_names: pd.Series | None) -> pd.DataFrame:
