@@ -81,7 +81,7 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     s = ops["start_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
     e = ops["end_ns"].to_numpy(np.int64)[in_step] - base[sid] + offset[sid]
     count = np.bincount(sid * nb + b, minlength=nsteps * nb)[:nsteps * nb].reshape(nsteps, nb)
-    bs = b  # the buckets in timeline order (b itself stays in ops order for _collectives) (b itself stays in ops order for _collectives)
+    bs = b  # the buckets in timeline order (b itself stays in ops order for _collectives)
     if s.size and (np.diff(s) < 0).any():
         order = np.argsort(s, kind="stable")
         s, e, bs = s[order], e[order], b[order]
