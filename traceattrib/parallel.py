@@ -16,13 +16,16 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import cache, classify, comm, sol
 from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split_ranks
 from .errors import TraceError
 from .ingest import merge_meta, rank_files, renumbered
 from .progress import ProgressFn, noop
+
+if TYPE_CHECKING:
+    from .ingest.nsys_tables import Started
 
 DASK_HINT = "pip install 'traceattrib[dask]'"
 
@@ -62,12 +65,14 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
 
 def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
-              n_files: int = 1, progress: ProgressFn = noop) -> tuple[dict, list[RankResult]]:
+              n_files: int = 1, progress: ProgressFn = noop,
+              started: Started | None = None) -> tuple[dict, list[RankResult]]:
     """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
     the per-rank results. n_files: rank files in the directory (the world size where the file
     does not give one, as the merged trace's meta would say). With use_cache, the results are
     kept beside the file's tables per set of options, and read back instead of loading and
-    analyzing again (meta['results_cached'] says which)."""
+    analyzing again (meta['results_cached'] says which). started: the file's reads already begun
+    (nsys_tables.start), used when it is parsed; the caller closes it."""
     entry = None
     if use_cache:
         try:
@@ -79,7 +84,7 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
         if hit is not None and all(isinstance(r, RankResult) for r in hit[1]):
             meta, results = hit
             return dict(meta, path=path, cached=True, results_cached=True), results
-    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress)
+    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started)
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
@@ -104,9 +109,10 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
                  what_if: dict[str, float] | None = None, layers: int | None = None,
                  sol_options: sol.Options | None = None, link=None, what_if_links: tuple = (),
                  model: comm.Model | None = None, use_cache: bool = True, cache_dir: str | None = None,
-                 client: Any = None, progress: ProgressFn = noop) -> Report:
+                 client: Any = None, progress: ProgressFn = noop, started: Started | None = None) -> Report:
     """The report of a trace file or a directory of rank files (options as analysis.analyze), one
-    task per file, on `client`'s cluster when given; Report.kernels stays None."""
+    task per file, on `client`'s cluster when given; Report.kernels stays None. started: the
+    file's reads already begun (nsys_tables.start; a file analyzed in this process only)."""
     cache.check_input(path)  # a FIFO, a symlink loop, ...: the same one line as every command
     rules = rules if rules is not None else classify.load_rules()
     if sol_options is not None:
@@ -114,9 +120,11 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
     model = comm_model(model, sol_options)
     is_dir = os.path.isdir(path)
     files = rank_files(path) if is_dir else [path]
-    outs = run_files(files, dict(steps_regex=steps_regex, rules=rules, use_cache=use_cache, cache_dir=cache_dir,
-                                 layers=layers, sol_options=sol_options, model=model, n_files=len(files)),
-                     client, progress)
+    kwargs = dict(steps_regex=steps_regex, rules=rules, use_cache=use_cache, cache_dir=cache_dir,
+                  layers=layers, sol_options=sol_options, model=model, n_files=len(files))
+    if started is not None and client is None and not is_dir:
+        kwargs["started"] = started
+    outs = run_files(files, kwargs, client, progress)
     metas = [m for m, _ in outs]
     opts = dict(steps_regex=steps_regex, what_if=what_if, layers=layers, sol_options=sol_options, link=link,
                 what_if_links=what_if_links)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import TraceError
-from ..model import TABLES, Trace, conform
 from ..progress import ProgressFn, noop
+
+if TYPE_CHECKING:  # pandas is imported only to build tables: `report` starts an export's reads first
+    from ..model import Trace
+    from .nsys_tables import Started
 
 TORCH_SUFFIXES = (".json", ".json.gz")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -45,19 +47,22 @@ def rank_files(directory: str) -> list[str]:
     return files
 
 
-def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop) -> Trace:
-    """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache)."""
-    # the readers (msgspec, ADBC, ...) are imported only to parse: a cached report needs none
-    from . import kineto, nsys, nsysrep
-
+def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
+              started: Started | None = None) -> Trace:
+    """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache); started: an export's
+    reads `nsys_tables.start(path)` began (nsys.read closes it)."""
+    # the readers (msgspec, ADBC, ...) are imported only to parse, each only for its format
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file")
     fmt = detect(path)
     if fmt == "nsys-rep":  # exported to SQLite once (cached), then read as any export
+        from . import nsys, nsysrep
         t = nsys.read(nsysrep.to_sqlite(path), require_gpu=require_gpu, progress=progress)
     elif fmt == "nsys":
-        t = nsys.read(path, require_gpu=require_gpu, progress=progress)
+        from . import nsys
+        t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started)
     else:
+        from . import kineto
         t = kineto.read(path, require_gpu=require_gpu, progress=progress)
     progress(1.0, "done")
     t.meta["path"] = path
@@ -112,6 +117,10 @@ def merge_meta(metas: list[dict], directory: str, files: list[str]) -> dict:
 def merge_ranks(traces: list[Trace], directory: str, files: list[str]) -> Trace:
     """One trace from per-rank traces (file order): tables concatenated, rank ids kept from
     distributedInfo or, when they clash, renumbered by file order."""
+    import pandas as pd
+
+    from ..model import TABLES, Trace, conform
+
     meta = merge_meta([t.meta for t in traces], directory, files)
     if renumbered([t.meta for t in traces]):
         for i, t in enumerate(traces):

@@ -34,19 +34,22 @@ from ..model import (
 )
 from . import nccl_nvtx
 from ._sqlite import Columns, SqliteSource
-
-KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
-MEMCPY_TABLE = "CUPTI_ACTIVITY_KIND_MEMCPY"
-MEMSET_TABLE = "CUPTI_ACTIVITY_KIND_MEMSET"
-RUNTIME_TABLE = "CUPTI_ACTIVITY_KIND_RUNTIME"
-DRIVER_TABLE = "CUPTI_ACTIVITY_KIND_DRIVER"
-GRAPH_TABLE = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE"
-NVTX_TABLE = "NVTX_EVENTS"
-OSRT_TABLE = "OSRT_API"  # OS runtime calls (poll, futex, sem_wait, ...) when captured with -t osrt
-SAMPLE_TABLE = "COMPOSITE_EVENTS"  # CPU IP/backtrace samples (nsys profile --sample=process-tree)
-CALLCHAIN_TABLE = "SAMPLING_CALLCHAINS"  # their call stacks, one row per frame
-CUDA_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, RUNTIME_TABLE, DRIVER_TABLE, GRAPH_TABLE)
-GPU_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, GRAPH_TABLE)
+from .nsys_tables import (
+    CALLCHAIN_TABLE,
+    DRIVER_TABLE,
+    GRAPH_TABLE,
+    KERNEL_TABLE,
+    MEMCPY_TABLE,
+    MEMSET_TABLE,
+    NVTX_COLS,
+    NVTX_TABLE,
+    OSRT_TABLE,
+    RUNTIME_TABLE,
+    SAMPLE_TABLE,
+    Started,
+    columns,
+    start,
+)
 
 # CUpti_ActivityMemcpyKind, stable across CUPTI versions; names as `nsys stats` prints them.
 COPY_KINDS = {0: "memcpy_unknown", 1: "memcpy_htod", 2: "memcpy_dtoh", 3: "memcpy_htoa",
@@ -62,22 +65,6 @@ NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 TIME_LIMIT_NS = 1 << 62
 INT32_MAX = (1 << 31) - 1
 
-# Columns each table is read for: (required, optional). Every export from nsys 2021.2 on has the
-# required ones; a missing one (dropped or renamed) is a TraceError, a missing optional one a
-# default. Name columns hold StringIds ids (or, in the oldest exports, the text itself).
-KERNEL_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"],
-               ["gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"])
-KERNEL_NAMES = ["demangledName", "shortName"]  # at least one
-MEMOP_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"], ["graphNodeId"])
-MEMCPY_COLS = (MEMOP_COLS[0] + ["copyKind"], MEMOP_COLS[1])
-LAUNCH_COLS = (["start", "end", "globalTid", "correlationId", "nameId"], [])
-NVTX_COLS = (["start", "eventType"], ["end", "textId", "globalTid", "domainId"])
-GRAPH_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"], ["graphId", "graphExecId"])
-OSRT_COLS = (["start", "end", "globalTid", "nameId"], [])
-SAMPLE_COLS = (["id", "start", "globalTid"], [])
-CALLCHAIN_COLS = (["id", "symbol", "module", "stackDepth"], [])
-
-
 class _Reader:
     """One export being read: its source, its string table, and the warnings collected."""
 
@@ -91,23 +78,7 @@ class _Reader:
 
     def columns(self, table: str, spec: tuple[list[str], list[str]], names: list[str] | None = None) -> list[str]:
         """The columns to read from `table`; TraceError naming the first required one it lacks."""
-        have = self.src.columns(table)
-        required, optional = spec
-        for c in required:
-            if c not in have:
-                raise TraceError(f"{self.path}: table {table} has no column {c} "
-                                 f"(it has: {', '.join(have) or 'no columns'})")
-        cols = required + [c for c in optional if c in have]
-        if names is not None:
-            got = [c for c in names if c in have]
-            if not got:
-                raise TraceError(f"{self.path}: table {table} has no name column ({' or '.join(names)})")
-            cols += got
-        return cols
-
-    def fetch(self, table: str, spec, names=None):
-        cols = self.columns(table, spec, names)
-        return self.src.fetch(table, cols, either=tuple(names or ()))
+        return columns(self.src, table, spec, names)
 
     # -- validation -----------------------------------------------------------------------------
 
@@ -244,37 +215,20 @@ def _valid(r: _Reader, table: str, pending, required: tuple[str, ...] = ()) -> C
     return c if keep is None else c.take(keep)
 
 
-def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
+def read(path: str, require_gpu: bool = True, progress=None, started: Started | None = None) -> Trace:
     """Load an Nsight Systems SQLite export into a Trace.
 
     require_gpu: raise TraceError when the export holds no GPU activity at all (captured
     without `-t cuda`, or empty activity tables); `traceattrib info` passes False to describe
-    such files anyway.
+    such files anyway. started: the reads `nsys_tables.start(path)` began (closed here), else
+    they start now.
     """
-    src = SqliteSource(path)
+    # every table starts loading now (worker threads, rowid ranges); the builders below wait
+    # for each in the order they consume them
+    opened = started or start(path, require_gpu)
+    src, pend = opened.src, opened.pending
     try:
         r = _Reader(src)
-        nsys_markers = {"StringIds", "TARGET_INFO_GPU", "ThreadNames", "ProcessStreams"}
-        if not (src.tables & nsys_markers) and not any(src.has(t) for t in CUDA_TABLES + (NVTX_TABLE,)):
-            raise TraceError(f"{path}: SQLite file is not an Nsight Systems export "
-                             "(no StringIds/TARGET_INFO/CUPTI tables)")
-        if require_gpu and not any(src.has(t) for t in GPU_TABLES):
-            what = "CUDA API calls but no GPU activity" if src.has(RUNTIME_TABLE) else "no CUDA activity"
-            raise TraceError(f"{path}: Nsight Systems export with {what}; "
-                             "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
-        # every table starts loading now (worker threads, rowid ranges); the builders below wait
-        # for each in the order they consume them
-        pend = {}
-        for table, spec, names in ((KERNEL_TABLE, KERNEL_COLS, KERNEL_NAMES), (MEMCPY_TABLE, MEMCPY_COLS, None),
-                                   (MEMSET_TABLE, MEMOP_COLS, None), (RUNTIME_TABLE, LAUNCH_COLS, None),
-                                   (DRIVER_TABLE, LAUNCH_COLS, None), (GRAPH_TABLE, GRAPH_COLS, None),
-                                   (OSRT_TABLE, OSRT_COLS, None), (SAMPLE_TABLE, SAMPLE_COLS, None),
-                                   (CALLCHAIN_TABLE, CALLCHAIN_COLS, None)):
-            if (table in (OSRT_TABLE, SAMPLE_TABLE, CALLCHAIN_TABLE) and src.has(table)
-                    and not set(spec[0]) <= set(src.columns(table))):
-                continue  # optional evidence: a table of another shape is left out
-            if src.has(table):
-                pend[table] = r.fetch(table, spec, names)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
         r.strings()
@@ -297,7 +251,7 @@ def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
         meta = _meta(r, kernels)
         nccl = nccl_nvtx.read(src.read_path)  # the file as read: a WAL database's copy included
     finally:
-        src.close()
+        opened.close()
     if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
         dropped = "; every row was dropped as invalid" if r.warnings else ""
         raise TraceError(f"{path}: Nsight Systems export with no GPU activity (its kernel, memory and graph "
