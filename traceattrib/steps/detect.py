@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .ops import pair_counts
+
 MIN_COUNT = 3        # occurrences a name needs to define a period
 MIN_REGULAR = 0.6    # share of its gaps equal to the modal gap
 DISTINCT = 1.5       # boundary gap / widest inner gap (medians over steps): boundaries stand out
@@ -51,14 +53,14 @@ def regular_names(codes: np.ndarray) -> pd.DataFrame:
     n = codes.size
     if n < 2:
         return pd.DataFrame(columns=["code", "period", "share", "count"])
-    pos = np.arange(n)
-    order = np.lexsort((pos, codes))
-    nc, pp = codes[order], pos[order]
+    # positions by code, in order within each code: a stable sort (radix for 16-bit codes)
+    small = codes.astype(np.int16) if -2 ** 15 <= codes.min() and codes.max() < 2 ** 15 else codes
+    pp = np.argsort(small, kind="stable")
+    nc = codes[pp]
     same = nc[1:] == nc[:-1]
-    g = pd.DataFrame({"code": nc[1:][same], "gap": np.diff(pp)[same]})
-    if not len(g):
+    if not same.any():
         return pd.DataFrame(columns=["code", "period", "share", "count"])
-    per = g.groupby(["code", "gap"]).size().rename("k").reset_index()
+    per = pair_counts(nc[1:][same], np.diff(pp)[same], ("code", "gap", "k"))
     tot = per.groupby("code")["k"].transform("sum")
     per = per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
     best = per.drop_duplicates("code")
@@ -79,15 +81,14 @@ def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per segment [lo, hi) (non-empty, disjoint, in order): position and value of the maximum
     (the first on ties). O(total length), no sort."""
-    lens = hi - lo
-    first = np.cumsum(lens) - lens
-    idx = np.arange(lens.sum()) - np.repeat(first, lens) + np.repeat(lo, lens)
-    v = values[idx]
-    mx = np.maximum.reduceat(v, first)
-    seg = np.repeat(np.arange(lo.size), lens)
-    hit = np.flatnonzero(v == mx[seg])
-    keep = np.r_[True, seg[hit][1:] != seg[hit][:-1]]
-    pos = idx[hit[keep]]
+    base = int(lo[0])
+    v = values[base:int(hi[-1])]
+    # reduce over the pieces [lo_0, hi_0), [hi_0, lo_1), [lo_1, hi_1), ...: the segments' maxima
+    # are the even ones; a hit in a piece between segments lies before the next segment's start
+    bounds = np.c_[lo, hi].ravel()[:-1] - base
+    mx = np.maximum.reduceat(v, bounds)
+    hit = np.flatnonzero(v == np.repeat(mx, np.diff(np.r_[bounds, v.size])))
+    pos = hit[np.searchsorted(hit, lo - base)] + base
     return pos, values[pos]
 
 

@@ -1,5 +1,5 @@
-"""GPU ops in one table, with the time of the API call that launched each, and name matching
-done once per distinct name. All times int64 ns."""
+"""GPU ops in one table, with the time of the API call that launched each, name matching done
+once per distinct name, and counting of integer pairs (per step and name, ...). All times int64 ns."""
 from __future__ import annotations
 
 import re
@@ -40,7 +40,11 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     ops["before_trace"] = launched_before_trace(ops, trace.launches)
-    return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+    rank, start = ops["rank"].to_numpy(), ops["start_ns"].to_numpy()
+    if rank.dtype.kind not in "iu" or start.dtype.kind not in "iu":
+        return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+    # the same stable order as sort_values, without hashing both key columns first
+    return ops.take(np.lexsort((start, rank))).reset_index(drop=True)
 
 
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
@@ -62,8 +66,11 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
         return m["row"].fillna(-1).astype(np.int64).to_numpy()
     lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
     ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
-    order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
-    sk = lk[order]
+    if (lk[1:] >= lk[:-1]).all():  # calls in correlation order already (one process, as recorded)
+        order, sk = np.arange(lk.size), lk
+    else:
+        order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
+        sk = lk[order]
     pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
     hit = sk[pos] == ok
     out[hit] = order[pos[hit]]
@@ -77,11 +84,15 @@ def launched_before_trace(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarr
     out = np.zeros(len(ops), bool)
     if not len(launches) or not len(ops):
         return out
-    first = launches.groupby(["rank", "pid"])["correlation"].min()
-    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy(), ops["pid"].to_numpy()])
-    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
     corr = ops["correlation"].to_numpy(np.int64)
-    return (ops["launch_row"].to_numpy() < 0) & (corr > 0) & (corr < lo)
+    miss = np.flatnonzero((ops["launch_row"].to_numpy() < 0) & (corr > 0))
+    if not miss.size:  # the usual case: every op has its launch call (grouping millions of calls is costly)
+        return out
+    first = launches.groupby(["rank", "pid"])["correlation"].min()
+    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy()[miss], ops["pid"].to_numpy()[miss]])
+    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
+    out[miss] = corr[miss] < lo
+    return out
 
 
 def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
@@ -93,3 +104,27 @@ def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
     if not cat_hit.size:
         return np.zeros(len(cat), bool)
     return np.where(cat.codes >= 0, cat_hit[np.maximum(cat.codes, 0)], False)
+
+
+def pair_counts(x: np.ndarray, y: np.ndarray, names: tuple[str, str, str] = ("x", "y", "n")) -> pd.DataFrame:
+    """How often each distinct pair of integers occurs: columns (x, y, count), sorted by x then y,
+    as `DataFrame({x, y}).groupby([x, y]).size().reset_index()` gives, at a fraction of its cost
+    (one count over a packed int64 key instead of factorizing both columns)."""
+    x, y = np.asarray(x, np.int64), np.asarray(y, np.int64)
+    if not x.size:
+        return pd.DataFrame({names[0]: x, names[1]: y, names[2]: np.zeros(0, np.int64)})
+    x0, y0 = int(x.min()), int(y.min())
+    xs, ys = int(x.max()) - x0 + 1, int(y.max()) - y0 + 1
+    if xs * ys >= 2 ** 62:
+        d = pd.DataFrame({names[0]: x, names[1]: y})
+        return d.groupby([names[0], names[1]]).size().rename(names[2]).reset_index()
+    key = (x - x0) * ys + (y - y0)  # ordered like (x, y)
+    if xs * ys <= 4 * x.size + 65536:  # a small key space: count by position, no hashing
+        n = np.bincount(key, minlength=xs * ys)
+        k = np.flatnonzero(n)
+        n = n[k]
+    else:
+        vc = pd.Series(key).value_counts(sort=False)
+        order = np.argsort(vc.index.to_numpy())
+        k, n = vc.index.to_numpy()[order], vc.to_numpy()[order]
+    return pd.DataFrame({names[0]: k // ys + x0, names[1]: k % ys + y0, names[2]: n.astype(np.int64)})
