@@ -128,3 +128,9 @@ def pair_counts(x: np.ndarray, y: np.ndarray, names: tuple[str, str, str] = ("x"
         order = np.argsort(vc.index.to_numpy())
         k, n = vc.index.to_numpy()[order], vc.to_numpy()[order]
     return pd.DataFrame({names[0]: k // ys + x0, names[1]: k % ys + y0, names[2]: n.astype(np.int64)})
+
+
+def name_in(names: pd.Series, texts) -> np.ndarray:
+    """Boolean mask of names equal to one of `texts`, tested once per distinct name (what
+    `names.astype(str).isin(texts)` gives, without writing out a string per row)."""
+    return name_matches(names, re.compile(r"\A(?:" + "|".join(re.escape(t) for t in texts) + r")\Z"))

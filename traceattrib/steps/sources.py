@@ -13,7 +13,7 @@ import pandas as pd
 from ..model import Trace
 from . import detect
 from .kinds import name_evidence
-from .ops import name_matches
+from .ops import name_in, name_matches
 from .vocab import Vocab
 from .windows import WINDOW_COLUMNS, assign, drop_nested, select_ranges, windows_from_ranges
 
@@ -73,7 +73,7 @@ def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFra
     c = trace.cpu_ops
     if not len(c) or not vocab.frames:
         return None
-    py = c[(c["kind"].astype(str) == "python_function").to_numpy()]
+    py = c[name_in(c["kind"], ["python_function"])]
     if not len(py):
         return None
     hit = np.zeros(len(py), bool)

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .ops import name_matches
+from .ops import name_in, name_matches
 
 WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side"]
 
@@ -28,7 +28,7 @@ def select_ranges(ranges: pd.DataFrame, pattern: re.Pattern, exclude: re.Pattern
     hit = name_matches(ranges["name"], pattern)
     if exclude is not None:
         hit &= ~name_matches(ranges["name"], exclude)
-    cpu_side = (ranges["source"].astype(str) != "gpu_user_annotation").to_numpy()
+    cpu_side = ~name_in(ranges["source"], ["gpu_user_annotation"])
     sel = ranges[hit & cpu_side]
     if not len(sel):
         sel = ranges[hit]
@@ -56,7 +56,7 @@ def windows_from_ranges(rng: pd.DataFrame) -> pd.DataFrame:
         "rank": rng["rank"].to_numpy(), "name": rng["name"].astype(str).to_numpy(),
         "pid": rng["pid"].to_numpy(), "cpu_start_ns": rng["start_ns"].to_numpy(),
         "cpu_end_ns": rng["end_ns"].to_numpy(),
-        "gpu_side": (rng["source"].astype(str) == "gpu_user_annotation").to_numpy()})
+        "gpu_side": name_in(rng["source"], ["gpu_user_annotation"])})
 
 
 def sync_ends(launches: pd.DataFrame, sync: re.Pattern) -> pd.DataFrame:
