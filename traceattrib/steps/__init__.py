@@ -197,13 +197,23 @@ def _host_start(table: pd.DataFrame, from_sync: bool = False, ops: pd.DataFrame 
     return np.where(ok, begin, start)
 
 
+def _gpu_windows(ops: pd.DataFrame, nsteps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: its first op's start, its last op's end (ns) and its op count (0: no op)."""
+    step = ops["step"].to_numpy()
+    inside = step >= 0
+    s = step[inside]
+    first = np.full(nsteps, np.iinfo(np.int64).max)
+    np.minimum.at(first, s, ops["start_ns"].to_numpy(np.int64)[inside])
+    last = np.full(nsteps, np.iinfo(np.int64).min)
+    np.maximum.at(last, s, ops["end_ns"].to_numpy(np.int64)[inside])
+    return first, last, np.bincount(s, minlength=nsteps).astype(np.int64)
+
+
 def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
             kernel_buckets: pd.Series | None, notes: list[str]) -> pd.DataFrame:
     table = c.table.reset_index(drop=True)
-    st = ops[ops["step"] >= 0]
-    win = st.groupby("step").agg(start_ns=("start_ns", "min"), end_ns=("end_ns", "max"), n_ops=("start_ns", "size"))
-    table = table.join(win)
-    empty = table["n_ops"].isna().to_numpy()
+    table["start_ns"], table["end_ns"], table["n_ops"] = _gpu_windows(ops, len(table))
+    empty = table["n_ops"].to_numpy() == 0
     if empty.any():
         notes.append(f"{int(empty.sum())} step range(s) launched no GPU work and are left out")
         remap = np.full(len(table), -1, np.int64)

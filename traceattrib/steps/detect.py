@@ -138,9 +138,12 @@ def _every_layer(starts: np.ndarray, codes: np.ndarray, attention: np.ndarray) -
     pos = np.flatnonzero(attention)
     unit = np.searchsorted(starts, pos, side="right") - 1
     ok = unit >= 0
-    calls = pd.DataFrame({"u": unit[ok], "c": codes[pos][ok]}).value_counts()
-    share = (calls >= 2).groupby(level="u").mean()
-    return float(share.reindex(range(starts.size), fill_value=0.0).median()) >= 0.75
+    calls = pair_counts(unit[ok], codes[pos][ok], ("u", "c", "n"))
+    # per step, the share of its attention kernels called twice or more (0 without any)
+    u = calls["u"].to_numpy()
+    names = np.bincount(u, minlength=starts.size)
+    share = np.bincount(u, weights=calls["n"].to_numpy() >= 2, minlength=starts.size) / np.maximum(names, 1)
+    return float(np.median(share)) >= 0.75
 
 
 def _mode(x: np.ndarray) -> int:

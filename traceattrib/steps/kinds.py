@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Trace
-from .ops import name_in
+from .ops import name_in, pair_counts
 from .vocab import Vocab
 
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",
@@ -159,8 +159,7 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
     for sel in ((kern & attention) if attention is not None else None, kern):
         if sel is None or not sel.any():
             continue
-        cnt = pd.DataFrame({"step": ops["step"].to_numpy()[sel], "name": ops["name_code"].to_numpy()[sel]}) \
-            .groupby(["step", "name"]).size().rename("c").reset_index()
+        cnt = pair_counts(ops["step"].to_numpy()[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
         if sel is kern:
             cnt = cnt[cnt["c"] >= 2]
         freq = cnt.groupby(["step", "c"]).size().rename("n").reset_index()

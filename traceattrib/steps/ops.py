@@ -21,30 +21,28 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     through it too), launch_start_ns (that call's start, -1 when none), before_trace (no launch
     call, and launched before the trace's first one: see launched_before_trace).
     """
-    parts = []
-    for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs)):
-        if len(tab):
-            parts.append(pd.DataFrame({
-                "start_ns": tab["start_ns"].to_numpy(), "end_ns": tab["end_ns"].to_numpy(),
-                "device": tab["device"].to_numpy(), "stream": tab["stream"].to_numpy(),
-                "rank": tab["rank"].to_numpy(), "pid": tab["pid"].to_numpy(),
-                "correlation": tab["correlation"].to_numpy(), "src": np.arange(len(tab)),
-                "kind": pd.Categorical.from_codes(np.full(len(tab), OP_KINDS.index(kind), np.int8), OP_KINDS),
-                "name_code": tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel" else -1}))
+    parts = [(kind, tab) for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs))
+             if len(tab)]
     if not parts:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
                                      "kind", "src", "launch_start_ns"])
-    ops = pd.concat(parts, ignore_index=True)
+    cols = {c: np.concatenate([tab[c].to_numpy() for _, tab in parts])
+            for c in ("start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation")}
+    cols["src"] = np.concatenate([np.arange(len(tab)) for _, tab in parts])
+    cols["kind"] = np.concatenate([np.full(len(tab), OP_KINDS.index(kind), np.int8) for kind, tab in parts])
+    cols["name_code"] = np.concatenate([tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel"
+                                        else np.full(len(tab), -1, np.int64) for kind, tab in parts])
+    # rows by rank and start (stable: kernels, then memops, then graphs), sorted before the table is built
+    order = np.lexsort((cols["start_ns"], cols["rank"]))
+    cols = {c: v[order] for c, v in cols.items()}
+    cols["kind"] = pd.Categorical.from_codes(cols["kind"], OP_KINDS)
+    ops = pd.DataFrame(cols)
     ops["launch_row"] = launch_rows(ops, trace.launches)
     row = ops["launch_row"].to_numpy()
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     ops["before_trace"] = launched_before_trace(ops, trace.launches)
-    rank, start = ops["rank"].to_numpy(), ops["start_ns"].to_numpy()
-    if rank.dtype.kind not in "iu" or start.dtype.kind not in "iu":
-        return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
-    # the same stable order as sort_values, without hashing both key columns first
-    return ops.take(np.lexsort((start, rank))).reset_index(drop=True)
+    return ops
 
 
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
