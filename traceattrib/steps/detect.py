@@ -78,7 +78,7 @@ def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.r_[0, np.maximum(start[1:] - run[:-1], 0)]
 
 
-def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per segment [lo, hi) (non-empty, disjoint, in order): position and value of the maximum
     (the first on ties). O(total length), no sort."""
     base = int(lo[0])
@@ -171,7 +171,7 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     kernels after the last anchor are the tail every forward has after its anchor."""
     if a.size < MIN_COUNT:
         return None
-    bpos, _ = _seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
+    bpos, _ = seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
     d = np.diff(a)
     period = _mode(d)
     regular = d == period
@@ -186,11 +186,11 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     elif ratio >= CLEAR:
         # a profile that starts or ends inside a forward: cut at a gap like the boundaries
         typical = float(np.median(gap[bpos]))
-        p0, g0 = _seg_argmax(gap, np.array([0]), np.array([a[0] + 1]))
+        p0, g0 = seg_argmax(gap, np.array([0]), np.array([a[0] + 1]))
         if a[0] > 0 and g0[0] >= 0.5 * typical > 0:
             first = int(p0[0])
         if tail > 1:
-            p1, g1 = _seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
+            p1, g1 = seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
             if g1[0] >= 0.5 * typical > 0:
                 last = int(p1[0])
     starts, stops = np.r_[first, bpos], np.r_[bpos, last]
@@ -204,7 +204,7 @@ def _ratio(gap: np.ndarray, bpos: np.ndarray, a: np.ndarray, n: int) -> float:
     has = stops - starts > 1
     inner = np.zeros(starts.size)
     if has.any():
-        _, v = _seg_argmax(gap, starts[has] + 1, stops[has])
+        _, v = seg_argmax(gap, starts[has] + 1, stops[has])
         inner[has] = v
     typical = float(np.median(gap[bpos])) if bpos.size else 0.0
     inner_med = float(np.median(inner)) if inner.size else 0.0

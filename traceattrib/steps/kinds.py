@@ -162,7 +162,7 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
         cnt = pair_counts(ops["step"].to_numpy()[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
         if sel is kern:
             cnt = cnt[cnt["c"] >= 2]
-        freq = cnt.groupby(["step", "c"]).size().rename("n").reset_index()
+        freq = pair_counts(cnt["step"].to_numpy(), cnt["c"].to_numpy(), ("step", "c", "n"))
         best = freq.sort_values(["step", "n", "c"], ascending=[True, False, True]).drop_duplicates("step")
         todo = out[best["step"].to_numpy()] < 0
         out[best["step"].to_numpy()[todo]] = best["c"].to_numpy()[todo]

@@ -132,3 +132,23 @@ def name_in(names: pd.Series, texts) -> np.ndarray:
     """Boolean mask of names equal to one of `texts`, tested once per distinct name (what
     `names.astype(str).isin(texts)` gives, without writing out a string per row)."""
     return name_matches(names, re.compile(r"\A(?:" + "|".join(re.escape(t) for t in texts) + r")\Z"))
+
+
+def rank_rows(ops: pd.DataFrame) -> list[tuple[object, np.ndarray]]:
+    """(rank, its rows in order) per rank, ranks ascending. gpu_ops' table is sorted by rank, so
+    each rank's rows are one run (no grouping needed)."""
+    r = ops["rank"].to_numpy()
+    if not (r[1:] >= r[:-1]).all():
+        return [(rank, np.sort(idx)) for rank, idx in ops.groupby("rank", sort=True).indices.items()]
+    bounds = np.r_[0, np.flatnonzero(r[1:] != r[:-1]) + 1, r.size]
+    return [(r[a], np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def bin_of(edges: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """np.searchsorted(edges, q, side="right") - 1: the last edge at or before each value, -1
+    before the first; in linear time when q is sorted too (ops in time order)."""
+    if not ((q[1:] >= q[:-1]).all() and (edges[1:] >= edges[:-1]).all()):
+        return np.searchsorted(edges, q, side="right") - 1
+    # the values before edge 0, then those from edge k up to edge k+1
+    n = np.diff(np.r_[0, np.searchsorted(q, edges, side="left"), q.size])
+    return np.repeat(np.arange(-1, edges.size), n)

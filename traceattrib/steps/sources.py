@@ -13,7 +13,7 @@ import pandas as pd
 from ..model import Trace
 from . import detect
 from .kinds import name_evidence
-from .ops import name_in, name_matches
+from .ops import bin_of, name_in, name_matches, rank_rows
 from .vocab import Vocab
 from .windows import WINDOW_COLUMNS, assign, drop_nested, select_ranges, windows_from_ranges
 
@@ -195,34 +195,35 @@ def detected(trace: Trace, ops: pd.DataFrame, attention: np.ndarray | None = Non
     """Steps from each rank's kernel stream (see detect.py); ops are assigned by their GPU start.
     attention: per op, True for attention kernels (None: not classified)."""
     step = np.full(len(ops), -1, np.int64)
-    rows: list[dict] = []
+    cols: list[dict] = []
     found: dict[int, detect.Detection] = {}
     kern = (ops["kind"] == "kernel").to_numpy()
-    for rank, idx in ops.groupby("rank", sort=True).indices.items():
-        idx = np.sort(idx)
+    start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    first = 0
+    for rank, idx in rank_rows(ops):
         ki = idx[kern[idx]]
-        ki = ki[np.argsort(ops["start_ns"].to_numpy()[ki], kind="stable")]
-        st = ops["start_ns"].to_numpy(np.int64)[ki]
-        en = ops["end_ns"].to_numpy(np.int64)[ki]
+        if not (start[ki][1:] >= start[ki][:-1]).all():
+            ki = ki[np.argsort(start[ki], kind="stable")]
+        st, en = start[ki], end[ki]
         det = detect.split(ops["name_code"].to_numpy()[ki], st, en, None if attention is None else attention[ki])
         if det is None:
             continue
         found[int(rank)] = det
         det.anchor_pos = ki[det.anchor_pos]  # positions -> op rows
         t0 = st[det.starts]
-        t1 = np.array([en[a:b].max() for a, b in zip(det.starts, det.stops)], np.int64)
-        first = len(rows)
-        pid = int(ops["pid"].to_numpy()[ki[0]])
-        rows.extend({"rank": rank, "name": f"detected_{j}", "pid": pid, "cpu_start_ns": int(a),
-                     "cpu_end_ns": int(b), "gpu_side": True} for j, (a, b) in enumerate(zip(t0, t1)))
+        _, t1 = detect.seg_argmax(en, det.starts, det.stops)
+        cols.append({"rank": np.full(t0.size, rank), "name": np.array([f"detected_{j}" for j in range(t0.size)], object),
+                     "pid": np.full(t0.size, int(ops["pid"].to_numpy()[ki[0]]), np.int64),
+                     "cpu_start_ns": t0, "cpu_end_ns": t1, "gpu_side": np.ones(t0.size, bool)})
         # every op of the rank from one step's first kernel to the next step's belongs to it
-        q = ops["start_ns"].to_numpy(np.int64)[idx]
-        j = np.searchsorted(t0, q, side="right") - 1
+        q = start[idx]
+        j = bin_of(t0, q)
         ok = (j >= 0) & ((j < t0.size - 1) | (q < t1[-1]))
         step[idx[ok]] = first + j[ok]
-    if not rows:
+        first += t0.size
+    if not cols:
         return None, found
-    tab = pd.DataFrame(rows, columns=WINDOW_COLUMNS)
+    tab = pd.DataFrame({c: np.concatenate([d[c] for d in cols]) for c in WINDOW_COLUMNS})
     tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
     return Candidate("detected", "the repeating kernel sequence (model-level period)", tab, step), found
 

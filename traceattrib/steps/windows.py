@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .ops import name_in, name_matches
+from .ops import bin_of, name_in, name_matches
 
 WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side"]
 
@@ -102,7 +102,7 @@ def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = No
             if "before_trace" in ops.columns:
                 om &= ~ops["before_trace"].to_numpy(bool)
             q = t[om]
-        k = np.searchsorted(lo, q, side="right") - 1
+        k = bin_of(lo, q)
         ok = (k >= 0) & (q < hi[np.maximum(k, 0)])
         idx = np.flatnonzero(om)
         step[idx[ok]] = rows[k[ok]]
