@@ -15,7 +15,9 @@ All times int64 ns.
 """
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,12 +86,18 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
         if c is None:
             raise TraceError(f"--steps {regex!r} matches no range name in the trace")
         cands.append(c)
-    cands += sources.from_annotations(trace, ops, vocab, syncs)
-    for c in (sources.from_frames(trace, ops, vocab, syncs), sources.from_graphs(trace, ops, vocab, syncs),
-              det_cand):
-        if c is not None:
-            cands.append(c)
-    chosen, why, rejected = _choose(cands, ops, dets, training=kinds.is_training(trace))
+
+    def later() -> Iterator[sources.Candidate]:
+        # made only when the chooser gets to them: it stops at the first that passes
+        yield from sources.from_annotations(trace, ops, vocab, syncs)
+        for make in (sources.from_frames, sources.from_graphs):
+            c = make(trace, ops, vocab, syncs)
+            if c is not None:
+                yield c
+        if det_cand is not None:
+            yield det_cand
+
+    chosen, why, rejected = _choose(itertools.chain(cands, later()), ops, dets, training=kinds.is_training(trace))
     if chosen is None:
         chosen = sources.whole_trace(ops)
         why = ("from the whole trace: nothing marks steps and the kernel stream has no repeating forward, "
@@ -134,7 +142,7 @@ def _verdict(counts: np.ndarray | None) -> str:
     return "many" if med >= 2 else ("part" if med < 1 else "mixed")
 
 
-def _choose(cands: list[sources.Candidate], ops: pd.DataFrame, dets: dict[int, Detection], training: bool = False):
+def _choose(cands: Iterable[sources.Candidate], ops: pd.DataFrame, dets: dict[int, Detection], training: bool = False):
     """(chosen candidate, why, notes on the rejected ones).
 
     Detection's once-per-forward anchor checks every other candidate. Where its boundaries do not

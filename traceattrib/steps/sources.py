@@ -5,6 +5,7 @@ into shared tables. The chooser in `__init__` cross-checks and picks one. Times 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,10 +46,10 @@ def from_regex(trace: Trace, ops: pd.DataFrame, pat: re.Pattern, syncs: pd.DataF
     return Candidate("regex", f"ranges matching --steps {pat.pattern!r}", tab, step)
 
 
-def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> list[Candidate]:
-    """One candidate per vocabulary family with members, in the vocabulary's order. Ranges whose
-    counts say no forward ran (vLLM's execute_context_0(0)_generation_0(0)) are left out."""
-    out = []
+def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Iterator[Candidate]:
+    """One candidate per vocabulary family with members, in the vocabulary's order, each made when
+    asked for. Ranges whose counts say no forward ran (vLLM's execute_context_0(0)_generation_0(0))
+    are left out."""
     for fam in vocab.families:
         rng = select_ranges(trace.ranges, fam.regex, vocab.exclude)
         if not len(rng):
@@ -64,8 +65,7 @@ def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.Da
         cand = Candidate("annotations", f"{fam.framework} ({shown})", tab, step, forward=fam.forward)
         if idle.any():
             cand.notes.append(f"{int(idle.sum())} step range(s) say no forward ran (zero requests) and are left out")
-        out.append(cand)
-    return out
+        yield cand
 
 
 def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Candidate | None:
