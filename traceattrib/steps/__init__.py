@@ -110,7 +110,7 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
         notes.append("no step annotations, Python frames or CUDA-graph launches mark the forwards: steps were "
                      "detected from the repeating kernel sequence; boundaries are inferred (name steps with "
                      "NVTX ranges or record_function, or pass --steps REGEX, for exact ones)")
-    table = _finish(chosen, ops, trace, vocab, kernel_buckets, notes)
+    table = _finish(chosen, ops, trace, vocab, att, notes)
     if layers and len(table) and (table["layers"] > 0).any():
         got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
         if got != layers:
@@ -218,7 +218,8 @@ def _gpu_windows(ops: pd.DataFrame, nsteps: int) -> tuple[np.ndarray, np.ndarray
 
 
 def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
-            kernel_buckets: pd.Series | None, notes: list[str]) -> pd.DataFrame:
+            att: np.ndarray | None, notes: list[str]) -> pd.DataFrame:
+    """The step table (STEP_COLUMNS) of the chosen candidate; att: per op, True for attention kernels."""
     table = c.table.reset_index(drop=True)
     table["start_ns"], table["end_ns"], table["n_ops"] = _gpu_windows(ops, len(table))
     empty = table["n_ops"].to_numpy() == 0
@@ -238,7 +239,6 @@ def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
     tok = ev["tokens"].to_numpy()
     shaped = kinds.tokens_from_shapes(trace, ops, len(table))
     table["tokens"] = np.where(tok > 0, tok, shaped)
-    att = kinds.attention_mask(ops, kernel_buckets)
     table["layers"] = kinds.layers_per_step(ops, len(table), att)
     kind, kev, knotes = kinds.infer_kinds(table, ops, trace, vocab, att)
     table["kind"], table["kind_evidence"] = kind, kev

@@ -157,7 +157,7 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
     out = np.full(nsteps, -1, np.int64)
     kern = (ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)
     for sel in ((kern & attention) if attention is not None else None, kern):
-        if sel is None or not sel.any():
+        if sel is None or not sel.any() or (out >= 0).all():
             continue
         cnt = pair_counts(ops["step"].to_numpy()[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
         if sel is kern:

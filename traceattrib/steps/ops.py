@@ -36,7 +36,7 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     order = np.lexsort((cols["start_ns"], cols["rank"]))
     cols = {c: v[order] for c, v in cols.items()}
     cols["kind"] = pd.Categorical.from_codes(cols["kind"], OP_KINDS)
-    ops = pd.DataFrame(cols)
+    ops = pd.DataFrame(cols, copy=False)  # the columns are fresh copies already
     ops["launch_row"] = launch_rows(ops, trace.launches)
     row = ops["launch_row"].to_numpy()
     starts = trace.launches["start_ns"].to_numpy(np.int64)
@@ -49,21 +49,25 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     """Row in `launches` of the API call that launched each op (same rank, process and correlation
     id; the first row on duplicates), -1 if none.
 
-    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64."""
+    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64 (the
+    correlation id alone when all calls and ops are of one process)."""
     out = np.full(len(ops), -1, np.int64)
     if not len(launches) or not len(ops):
         return out
     cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
-    fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
-        max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
-        max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
-    if not fits:  # unusual ids: the general (slower) join
-        key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
-            .drop_duplicates(["rank", "pid", "correlation"])
-        m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
-        return m["row"].fillna(-1).astype(np.int64).to_numpy()
-    lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
-    ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    if all(a.min() == a.max() == b.min() == b.max() for a, b in cols[:2]):
+        lk, ok = cols[2]
+    else:
+        fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
+            max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
+            max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
+        if not fits:  # unusual ids: the general (slower) join
+            key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
+                .drop_duplicates(["rank", "pid", "correlation"])
+            m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
+            return m["row"].fillna(-1).astype(np.int64).to_numpy()
+        lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
+        ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
     if (lk[1:] >= lk[:-1]).all():  # calls in correlation order already (one process, as recorded)
         order, sk = np.arange(lk.size), lk
     else:
@@ -99,9 +103,7 @@ def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
     cat = pd.Categorical(names)
     pat = re.compile(pattern) if isinstance(pattern, str) else pattern
     cat_hit = np.fromiter((pat.search(str(c)) is not None for c in cat.categories), bool, len(cat.categories))
-    if not cat_hit.size:
-        return np.zeros(len(cat), bool)
-    return np.where(cat.codes >= 0, cat_hit[np.maximum(cat.codes, 0)], False)
+    return np.r_[cat_hit, False][cat.codes]  # a missing name (code -1) reads the False at the end
 
 
 def pair_counts(x: np.ndarray, y: np.ndarray, names: tuple[str, str, str] = ("x", "y", "n")) -> pd.DataFrame:

@@ -60,7 +60,7 @@ def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.Da
         if not len(rng):
             continue
         step, tab = assign(windows_from_ranges(rng), ops, syncs)
-        names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str)))
+        names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str).tolist()))
         shown = ", ".join(f"'{n}'" for n in names[:2]) + (", ..." if len(names) > 2 else "")
         cand = Candidate("annotations", f"{fam.framework} ({shown})", tab, step, forward=fam.forward)
         if idle.any():

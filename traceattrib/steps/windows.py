@@ -63,8 +63,9 @@ def sync_ends(launches: pd.DataFrame, sync: re.Pattern) -> pd.DataFrame:
     """End times of synchronizing calls (rank, pid, end_ns), sorted."""
     if not len(launches):
         return pd.DataFrame({"rank": [], "pid": [], "end_ns": []})
-    s = launches[name_matches(launches["name"], sync)]
-    return s[["rank", "pid", "end_ns"]].sort_values(["rank", "pid", "end_ns"], ignore_index=True)
+    m = name_matches(launches["name"], sync)
+    s = pd.DataFrame({c: launches[c].to_numpy()[m] for c in ("rank", "pid", "end_ns")})
+    return s.sort_values(["rank", "pid", "end_ns"], ignore_index=True)
 
 
 def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = None,
