@@ -80,7 +80,7 @@ def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
 
 def seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per segment [lo, hi) (non-empty, disjoint, in order): position and value of the maximum
-    (the first on ties). O(total length), no sort."""
+    (the first on ties). O(hi[-1] - lo[0]), no sort."""
     base = int(lo[0])
     v = values[base:int(hi[-1])]
     # reduce over the pieces [lo_0, hi_0), [hi_0, lo_1), [lo_1, hi_1), ...: the segments' maxima

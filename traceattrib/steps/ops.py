@@ -107,7 +107,7 @@ def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
 
 
 def pair_counts(x: np.ndarray, y: np.ndarray, names: tuple[str, str, str] = ("x", "y", "n")) -> pd.DataFrame:
-    """How often each distinct pair of integers occurs: columns (x, y, count), sorted by x then y,
+    """How often each distinct pair of integers occurs: int64 columns (x, y, count), sorted by x then y,
     as `DataFrame({x, y}).groupby([x, y]).size().reset_index()` gives, at a fraction of its cost
     (one count over a packed int64 key instead of factorizing both columns)."""
     x, y = np.asarray(x, np.int64), np.asarray(y, np.int64)
