@@ -15,7 +15,9 @@ All times int64 ns.
 """
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -84,12 +86,18 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
         if c is None:
             raise TraceError(f"--steps {regex!r} matches no range name in the trace")
         cands.append(c)
-    cands += sources.from_annotations(trace, ops, vocab, syncs)
-    for c in (sources.from_frames(trace, ops, vocab, syncs), sources.from_graphs(trace, ops, vocab, syncs),
-              det_cand):
-        if c is not None:
-            cands.append(c)
-    chosen, why, rejected = _choose(cands, ops, dets, training=kinds.is_training(trace))
+
+    def later() -> Iterator[sources.Candidate]:
+        # made only when the chooser gets to them: it stops at the first that passes
+        yield from sources.from_annotations(trace, ops, vocab, syncs)
+        for make in (sources.from_frames, sources.from_graphs):
+            c = make(trace, ops, vocab, syncs)
+            if c is not None:
+                yield c
+        if det_cand is not None:
+            yield det_cand
+
+    chosen, why, rejected = _choose(itertools.chain(cands, later()), ops, dets, training=kinds.is_training(trace))
     if chosen is None:
         chosen = sources.whole_trace(ops)
         why = ("from the whole trace: nothing marks steps and the kernel stream has no repeating forward, "
@@ -102,7 +110,7 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
         notes.append("no step annotations, Python frames or CUDA-graph launches mark the forwards: steps were "
                      "detected from the repeating kernel sequence; boundaries are inferred (name steps with "
                      "NVTX ranges or record_function, or pass --steps REGEX, for exact ones)")
-    table = _finish(chosen, ops, trace, vocab, kernel_buckets, notes)
+    table = _finish(chosen, ops, trace, vocab, att, notes)
     if layers and len(table) and (table["layers"] > 0).any():
         got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
         if got != layers:
@@ -134,7 +142,7 @@ def _verdict(counts: np.ndarray | None) -> str:
     return "many" if med >= 2 else ("part" if med < 1 else "mixed")
 
 
-def _choose(cands: list[sources.Candidate], ops: pd.DataFrame, dets: dict[int, Detection], training: bool = False):
+def _choose(cands: Iterable[sources.Candidate], ops: pd.DataFrame, dets: dict[int, Detection], training: bool = False):
     """(chosen candidate, why, notes on the rejected ones).
 
     Detection's once-per-forward anchor checks every other candidate. Where its boundaries do not
@@ -197,13 +205,24 @@ def _host_start(table: pd.DataFrame, from_sync: bool = False, ops: pd.DataFrame 
     return np.where(ok, begin, start)
 
 
+def _gpu_windows(ops: pd.DataFrame, nsteps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step: its first op's start, its last op's end (ns) and its op count (0: no op)."""
+    step = ops["step"].to_numpy()
+    inside = step >= 0
+    s = step[inside]
+    first = np.full(nsteps, np.iinfo(np.int64).max)
+    np.minimum.at(first, s, ops["start_ns"].to_numpy(np.int64)[inside])
+    last = np.full(nsteps, np.iinfo(np.int64).min)
+    np.maximum.at(last, s, ops["end_ns"].to_numpy(np.int64)[inside])
+    return first, last, np.bincount(s, minlength=nsteps).astype(np.int64)
+
+
 def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
-            kernel_buckets: pd.Series | None, notes: list[str]) -> pd.DataFrame:
+            att: np.ndarray | None, notes: list[str]) -> pd.DataFrame:
+    """The step table (STEP_COLUMNS) of the chosen candidate; att: per op, True for attention kernels."""
     table = c.table.reset_index(drop=True)
-    st = ops[ops["step"] >= 0]
-    win = st.groupby("step").agg(start_ns=("start_ns", "min"), end_ns=("end_ns", "max"), n_ops=("start_ns", "size"))
-    table = table.join(win)
-    empty = table["n_ops"].isna().to_numpy()
+    table["start_ns"], table["end_ns"], table["n_ops"] = _gpu_windows(ops, len(table))
+    empty = table["n_ops"].to_numpy() == 0
     if empty.any():
         notes.append(f"{int(empty.sum())} step range(s) launched no GPU work and are left out")
         remap = np.full(len(table), -1, np.int64)
@@ -220,7 +239,6 @@ def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
     tok = ev["tokens"].to_numpy()
     shaped = kinds.tokens_from_shapes(trace, ops, len(table))
     table["tokens"] = np.where(tok > 0, tok, shaped)
-    att = kinds.attention_mask(ops, kernel_buckets)
     table["layers"] = kinds.layers_per_step(ops, len(table), att)
     kind, kev, knotes = kinds.infer_kinds(table, ops, trace, vocab, att)
     table["kind"], table["kind_evidence"] = kind, kev

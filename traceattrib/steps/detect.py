@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .ops import pair_counts
+
 MIN_COUNT = 3        # occurrences a name needs to define a period
 MIN_REGULAR = 0.6    # share of its gaps equal to the modal gap
 DISTINCT = 1.5       # boundary gap / widest inner gap (medians over steps): boundaries stand out
@@ -51,14 +53,14 @@ def regular_names(codes: np.ndarray) -> pd.DataFrame:
     n = codes.size
     if n < 2:
         return pd.DataFrame(columns=["code", "period", "share", "count"])
-    pos = np.arange(n)
-    order = np.lexsort((pos, codes))
-    nc, pp = codes[order], pos[order]
+    # positions by code, in order within each code: a stable sort (radix for 16-bit codes)
+    small = codes.astype(np.int16) if -2 ** 15 <= codes.min() and codes.max() < 2 ** 15 else codes
+    pp = np.argsort(small, kind="stable")
+    nc = codes[pp]
     same = nc[1:] == nc[:-1]
-    g = pd.DataFrame({"code": nc[1:][same], "gap": np.diff(pp)[same]})
-    if not len(g):
+    if not same.any():
         return pd.DataFrame(columns=["code", "period", "share", "count"])
-    per = g.groupby(["code", "gap"]).size().rename("k").reset_index()
+    per = pair_counts(nc[1:][same], np.diff(pp)[same], ("code", "gap", "k"))
     tot = per.groupby("code")["k"].transform("sum")
     per = per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
     best = per.drop_duplicates("code")
@@ -76,18 +78,17 @@ def idle_before(start: np.ndarray, end: np.ndarray) -> np.ndarray:
     return np.r_[0, np.maximum(start[1:] - run[:-1], 0)]
 
 
-def _seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def seg_argmax(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per segment [lo, hi) (non-empty, disjoint, in order): position and value of the maximum
-    (the first on ties). O(total length), no sort."""
-    lens = hi - lo
-    first = np.cumsum(lens) - lens
-    idx = np.arange(lens.sum()) - np.repeat(first, lens) + np.repeat(lo, lens)
-    v = values[idx]
-    mx = np.maximum.reduceat(v, first)
-    seg = np.repeat(np.arange(lo.size), lens)
-    hit = np.flatnonzero(v == mx[seg])
-    keep = np.r_[True, seg[hit][1:] != seg[hit][:-1]]
-    pos = idx[hit[keep]]
+    (the first on ties). O(hi[-1] - lo[0]), no sort."""
+    base = int(lo[0])
+    v = values[base:int(hi[-1])]
+    # reduce over the pieces [lo_0, hi_0), [hi_0, lo_1), [lo_1, hi_1), ...: the segments' maxima
+    # are the even ones; a hit in a piece between segments lies before the next segment's start
+    bounds = np.c_[lo, hi].ravel()[:-1] - base
+    mx = np.maximum.reduceat(v, bounds)
+    hit = np.flatnonzero(v == np.repeat(mx, np.diff(np.r_[bounds, v.size])))
+    pos = hit[np.searchsorted(hit, lo - base)] + base
     return pos, values[pos]
 
 
@@ -137,9 +138,12 @@ def _every_layer(starts: np.ndarray, codes: np.ndarray, attention: np.ndarray) -
     pos = np.flatnonzero(attention)
     unit = np.searchsorted(starts, pos, side="right") - 1
     ok = unit >= 0
-    calls = pd.DataFrame({"u": unit[ok], "c": codes[pos][ok]}).value_counts()
-    share = (calls >= 2).groupby(level="u").mean()
-    return float(share.reindex(range(starts.size), fill_value=0.0).median()) >= 0.75
+    calls = pair_counts(unit[ok], codes[pos][ok], ("u", "c", "n"))
+    # per step, the share of its attention kernels called twice or more (0 without any)
+    u = calls["u"].to_numpy()
+    names = np.bincount(u, minlength=starts.size)
+    share = np.bincount(u, weights=calls["n"].to_numpy() >= 2, minlength=starts.size) / np.maximum(names, 1)
+    return float(np.median(share)) >= 0.75
 
 
 def _mode(x: np.ndarray) -> int:
@@ -167,7 +171,7 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     kernels after the last anchor are the tail every forward has after its anchor."""
     if a.size < MIN_COUNT:
         return None
-    bpos, _ = _seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
+    bpos, _ = seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
     d = np.diff(a)
     period = _mode(d)
     regular = d == period
@@ -182,11 +186,11 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     elif ratio >= CLEAR:
         # a profile that starts or ends inside a forward: cut at a gap like the boundaries
         typical = float(np.median(gap[bpos]))
-        p0, g0 = _seg_argmax(gap, np.array([0]), np.array([a[0] + 1]))
+        p0, g0 = seg_argmax(gap, np.array([0]), np.array([a[0] + 1]))
         if a[0] > 0 and g0[0] >= 0.5 * typical > 0:
             first = int(p0[0])
         if tail > 1:
-            p1, g1 = _seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
+            p1, g1 = seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
             if g1[0] >= 0.5 * typical > 0:
                 last = int(p1[0])
     starts, stops = np.r_[first, bpos], np.r_[bpos, last]
@@ -200,7 +204,7 @@ def _ratio(gap: np.ndarray, bpos: np.ndarray, a: np.ndarray, n: int) -> float:
     has = stops - starts > 1
     inner = np.zeros(starts.size)
     if has.any():
-        _, v = _seg_argmax(gap, starts[has] + 1, stops[has])
+        _, v = seg_argmax(gap, starts[has] + 1, stops[has])
         inner[has] = v
     typical = float(np.median(gap[bpos])) if bpos.size else 0.0
     inner_med = float(np.median(inner)) if inner.size else 0.0

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Trace
+from .ops import name_in, pair_counts
 from .vocab import Vocab
 
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",
@@ -113,19 +114,23 @@ def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, nsteps: int) -> np.ndarr
     the step holds, each op counted once; -1 where no GEMM has shapes."""
     out = np.full(nsteps, -1, np.int64)
     k, c = trace.kernels, trace.cpu_ops
-    if not len(k) or not len(c) or (c["input_dims"].astype(str) == "").all():
+    if not len(k) or not len(c):
         return out
-    kern = ops[(ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)]
-    if not len(kern):
+    shaped = ~name_in(c["input_dims"], [""])
+    if not shaped.any():
         return out
-    src = kern["src"].to_numpy()
+    kern = (ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)
+    if not kern.any():
+        return out
+    src = ops["src"].to_numpy()[kern]
     op_id = k["op_id"].to_numpy()[src]
     has = op_id >= 0
     if not has.any():
         return out
     inst = pd.DataFrame({"rank": k["rank"].to_numpy()[src][has], "ext_id": op_id[has],
-                         "step": kern["step"].to_numpy()[has]}).drop_duplicates(["rank", "ext_id"])
-    shapes = c.loc[c["input_dims"].astype(str) != "", ["rank", "ext_id", "name", "input_dims"]]
+                         "step": ops["step"].to_numpy()[kern][has]}).drop_duplicates(["rank", "ext_id"])
+    # only GEMM ops have rows (gemm_rows is -1 for the others, which are not counted)
+    shapes = c.loc[shaped & name_in(c["name"], GEMM_OPS), ["rank", "ext_id", "name", "input_dims"]]
     inst = inst.merge(shapes, on=["rank", "ext_id"], how="inner")
     if not len(inst):
         return out
@@ -152,13 +157,12 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
     out = np.full(nsteps, -1, np.int64)
     kern = (ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)
     for sel in ((kern & attention) if attention is not None else None, kern):
-        if sel is None or not sel.any():
+        if sel is None or not sel.any() or (out >= 0).all():
             continue
-        cnt = pd.DataFrame({"step": ops["step"].to_numpy()[sel], "name": ops["name_code"].to_numpy()[sel]}) \
-            .groupby(["step", "name"]).size().rename("c").reset_index()
+        cnt = pair_counts(ops["step"].to_numpy()[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
         if sel is kern:
             cnt = cnt[cnt["c"] >= 2]
-        freq = cnt.groupby(["step", "c"]).size().rename("n").reset_index()
+        freq = pair_counts(cnt["step"].to_numpy(), cnt["c"].to_numpy(), ("step", "c", "n"))
         best = freq.sort_values(["step", "n", "c"], ascending=[True, False, True]).drop_duplicates("step")
         todo = out[best["step"].to_numpy()] < 0
         out[best["step"].to_numpy()[todo]] = best["c"].to_numpy()[todo]

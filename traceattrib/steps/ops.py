@@ -1,5 +1,5 @@
-"""GPU ops in one table, with the time of the API call that launched each, and name matching
-done once per distinct name. All times int64 ns."""
+"""GPU ops in one table, with the time of the API call that launched each, name matching done
+once per distinct name, and counting of integer pairs (per step and name, ...). All times int64 ns."""
 from __future__ import annotations
 
 import re
@@ -21,49 +21,58 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     through it too), launch_start_ns (that call's start, -1 when none), before_trace (no launch
     call, and launched before the trace's first one: see launched_before_trace).
     """
-    parts = []
-    for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs)):
-        if len(tab):
-            parts.append(pd.DataFrame({
-                "start_ns": tab["start_ns"].to_numpy(), "end_ns": tab["end_ns"].to_numpy(),
-                "device": tab["device"].to_numpy(), "stream": tab["stream"].to_numpy(),
-                "rank": tab["rank"].to_numpy(), "pid": tab["pid"].to_numpy(),
-                "correlation": tab["correlation"].to_numpy(), "src": np.arange(len(tab)),
-                "kind": pd.Categorical.from_codes(np.full(len(tab), OP_KINDS.index(kind), np.int8), OP_KINDS),
-                "name_code": tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel" else -1}))
+    parts = [(kind, tab) for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs))
+             if len(tab)]
     if not parts:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
                                      "kind", "src", "launch_start_ns"])
-    ops = pd.concat(parts, ignore_index=True)
+    cols = {c: np.concatenate([tab[c].to_numpy() for _, tab in parts])
+            for c in ("start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation")}
+    cols["src"] = np.concatenate([np.arange(len(tab)) for _, tab in parts])
+    cols["kind"] = np.concatenate([np.full(len(tab), OP_KINDS.index(kind), np.int8) for kind, tab in parts])
+    cols["name_code"] = np.concatenate([tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel"
+                                        else np.full(len(tab), -1, np.int64) for kind, tab in parts])
+    # rows by rank and start (stable: kernels, then memops, then graphs), sorted before the table is built
+    order = np.lexsort((cols["start_ns"], cols["rank"]))
+    cols = {c: v[order] for c, v in cols.items()}
+    cols["kind"] = pd.Categorical.from_codes(cols["kind"], OP_KINDS)
+    ops = pd.DataFrame(cols, copy=False)  # the columns are fresh copies already
     ops["launch_row"] = launch_rows(ops, trace.launches)
     row = ops["launch_row"].to_numpy()
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     ops["before_trace"] = launched_before_trace(ops, trace.launches)
-    return ops.sort_values(["rank", "start_ns"], kind="stable", ignore_index=True)
+    return ops
 
 
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     """Row in `launches` of the API call that launched each op (same rank, process and correlation
     id; the first row on duplicates), -1 if none.
 
-    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64."""
+    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64 (the
+    correlation id alone when all calls and ops are of one process)."""
     out = np.full(len(ops), -1, np.int64)
     if not len(launches) or not len(ops):
         return out
     cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
-    fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
-        max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
-        max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
-    if not fits:  # unusual ids: the general (slower) join
-        key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
-            .drop_duplicates(["rank", "pid", "correlation"])
-        m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
-        return m["row"].fillna(-1).astype(np.int64).to_numpy()
-    lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
-    ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
-    order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
-    sk = lk[order]
+    if all(a.min() == a.max() == b.min() == b.max() for a, b in cols[:2]):
+        lk, ok = cols[2]
+    else:
+        fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
+            max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
+            max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
+        if not fits:  # unusual ids: the general (slower) join
+            key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
+                .drop_duplicates(["rank", "pid", "correlation"])
+            m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
+            return m["row"].fillna(-1).astype(np.int64).to_numpy()
+        lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
+        ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    if (lk[1:] >= lk[:-1]).all():  # calls in correlation order already (one process, as recorded)
+        order, sk = np.arange(lk.size), lk
+    else:
+        order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
+        sk = lk[order]
     pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
     hit = sk[pos] == ok
     out[hit] = order[pos[hit]]
@@ -77,11 +86,15 @@ def launched_before_trace(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarr
     out = np.zeros(len(ops), bool)
     if not len(launches) or not len(ops):
         return out
-    first = launches.groupby(["rank", "pid"])["correlation"].min()
-    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy(), ops["pid"].to_numpy()])
-    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
     corr = ops["correlation"].to_numpy(np.int64)
-    return (ops["launch_row"].to_numpy() < 0) & (corr > 0) & (corr < lo)
+    miss = np.flatnonzero((ops["launch_row"].to_numpy() < 0) & (corr > 0))
+    if not miss.size:  # the usual case: every op has its launch call (grouping millions of calls is costly)
+        return out
+    first = launches.groupby(["rank", "pid"])["correlation"].min()
+    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy()[miss], ops["pid"].to_numpy()[miss]])
+    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
+    out[miss] = corr[miss] < lo
+    return out
 
 
 def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
@@ -90,6 +103,54 @@ def name_matches(names: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
     cat = pd.Categorical(names)
     pat = re.compile(pattern) if isinstance(pattern, str) else pattern
     cat_hit = np.fromiter((pat.search(str(c)) is not None for c in cat.categories), bool, len(cat.categories))
-    if not cat_hit.size:
-        return np.zeros(len(cat), bool)
-    return np.where(cat.codes >= 0, cat_hit[np.maximum(cat.codes, 0)], False)
+    return np.r_[cat_hit, False][cat.codes]  # a missing name (code -1) reads the False at the end
+
+
+def pair_counts(x: np.ndarray, y: np.ndarray, names: tuple[str, str, str] = ("x", "y", "n")) -> pd.DataFrame:
+    """How often each distinct pair of integers occurs: int64 columns (x, y, count), sorted by x then y,
+    as `DataFrame({x, y}).groupby([x, y]).size().reset_index()` gives, at a fraction of its cost
+    (one count over a packed int64 key instead of factorizing both columns)."""
+    x, y = np.asarray(x, np.int64), np.asarray(y, np.int64)
+    if not x.size:
+        return pd.DataFrame({names[0]: x, names[1]: y, names[2]: np.zeros(0, np.int64)})
+    x0, y0 = int(x.min()), int(y.min())
+    xs, ys = int(x.max()) - x0 + 1, int(y.max()) - y0 + 1
+    if xs * ys >= 2 ** 62:
+        d = pd.DataFrame({names[0]: x, names[1]: y})
+        return d.groupby([names[0], names[1]]).size().rename(names[2]).reset_index()
+    key = (x - x0) * ys + (y - y0)  # ordered like (x, y)
+    if xs * ys <= 4 * x.size + 65536:  # a small key space: count by position, no hashing
+        n = np.bincount(key, minlength=xs * ys)
+        k = np.flatnonzero(n)
+        n = n[k]
+    else:
+        vc = pd.Series(key).value_counts(sort=False)
+        order = np.argsort(vc.index.to_numpy())
+        k, n = vc.index.to_numpy()[order], vc.to_numpy()[order]
+    return pd.DataFrame({names[0]: k // ys + x0, names[1]: k % ys + y0, names[2]: n.astype(np.int64)})
+
+
+def name_in(names: pd.Series, texts) -> np.ndarray:
+    """Boolean mask of names equal to one of `texts`, tested once per distinct name (what
+    `names.astype(str).isin(texts)` gives, without writing out a string per row)."""
+    return name_matches(names, re.compile(r"\A(?:" + "|".join(re.escape(t) for t in texts) + r")\Z"))
+
+
+def rank_rows(ops: pd.DataFrame) -> list[tuple[object, np.ndarray]]:
+    """(rank, its rows in order) per rank, ranks ascending. gpu_ops' table is sorted by rank, so
+    each rank's rows are one run (no grouping needed)."""
+    r = ops["rank"].to_numpy()
+    if not (r[1:] >= r[:-1]).all():
+        return [(rank, np.sort(idx)) for rank, idx in ops.groupby("rank", sort=True).indices.items()]
+    bounds = np.r_[0, np.flatnonzero(r[1:] != r[:-1]) + 1, r.size]
+    return [(r[a], np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+def bin_of(edges: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """np.searchsorted(edges, q, side="right") - 1: the last edge at or before each value, -1
+    before the first; in linear time when q is sorted too (ops in time order)."""
+    if not ((q[1:] >= q[:-1]).all() and (edges[1:] >= edges[:-1]).all()):
+        return np.searchsorted(edges, q, side="right") - 1
+    # the values before edge 0, then those from edge k up to edge k+1
+    n = np.diff(np.r_[0, np.searchsorted(q, edges, side="left"), q.size])
+    return np.repeat(np.arange(-1, edges.size), n)

@@ -5,6 +5,7 @@ into shared tables. The chooser in `__init__` cross-checks and picks one. Times 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,7 +14,7 @@ import pandas as pd
 from ..model import Trace
 from . import detect
 from .kinds import name_evidence
-from .ops import name_matches
+from .ops import bin_of, name_in, name_matches, rank_rows
 from .vocab import Vocab
 from .windows import WINDOW_COLUMNS, assign, drop_nested, select_ranges, windows_from_ranges
 
@@ -45,10 +46,10 @@ def from_regex(trace: Trace, ops: pd.DataFrame, pat: re.Pattern, syncs: pd.DataF
     return Candidate("regex", f"ranges matching --steps {pat.pattern!r}", tab, step)
 
 
-def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> list[Candidate]:
-    """One candidate per vocabulary family with members, in the vocabulary's order. Ranges whose
-    counts say no forward ran (vLLM's execute_context_0(0)_generation_0(0)) are left out."""
-    out = []
+def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Iterator[Candidate]:
+    """One candidate per vocabulary family with members, in the vocabulary's order, each made when
+    asked for. Ranges whose counts say no forward ran (vLLM's execute_context_0(0)_generation_0(0))
+    are left out."""
     for fam in vocab.families:
         rng = select_ranges(trace.ranges, fam.regex, vocab.exclude)
         if not len(rng):
@@ -59,13 +60,12 @@ def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.Da
         if not len(rng):
             continue
         step, tab = assign(windows_from_ranges(rng), ops, syncs)
-        names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str)))
+        names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str).tolist()))
         shown = ", ".join(f"'{n}'" for n in names[:2]) + (", ..." if len(names) > 2 else "")
         cand = Candidate("annotations", f"{fam.framework} ({shown})", tab, step, forward=fam.forward)
         if idle.any():
             cand.notes.append(f"{int(idle.sum())} step range(s) say no forward ran (zero requests) and are left out")
-        out.append(cand)
-    return out
+        yield cand
 
 
 def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Candidate | None:
@@ -73,7 +73,7 @@ def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFra
     c = trace.cpu_ops
     if not len(c) or not vocab.frames:
         return None
-    py = c[(c["kind"].astype(str) == "python_function").to_numpy()]
+    py = c[name_in(c["kind"], ["python_function"])]
     if not len(py):
         return None
     hit = np.zeros(len(py), bool)
@@ -195,34 +195,35 @@ def detected(trace: Trace, ops: pd.DataFrame, attention: np.ndarray | None = Non
     """Steps from each rank's kernel stream (see detect.py); ops are assigned by their GPU start.
     attention: per op, True for attention kernels (None: not classified)."""
     step = np.full(len(ops), -1, np.int64)
-    rows: list[dict] = []
+    cols: list[dict] = []
     found: dict[int, detect.Detection] = {}
     kern = (ops["kind"] == "kernel").to_numpy()
-    for rank, idx in ops.groupby("rank", sort=True).indices.items():
-        idx = np.sort(idx)
+    start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    first = 0
+    for rank, idx in rank_rows(ops):
         ki = idx[kern[idx]]
-        ki = ki[np.argsort(ops["start_ns"].to_numpy()[ki], kind="stable")]
-        st = ops["start_ns"].to_numpy(np.int64)[ki]
-        en = ops["end_ns"].to_numpy(np.int64)[ki]
+        if not (start[ki][1:] >= start[ki][:-1]).all():
+            ki = ki[np.argsort(start[ki], kind="stable")]
+        st, en = start[ki], end[ki]
         det = detect.split(ops["name_code"].to_numpy()[ki], st, en, None if attention is None else attention[ki])
         if det is None:
             continue
         found[int(rank)] = det
         det.anchor_pos = ki[det.anchor_pos]  # positions -> op rows
         t0 = st[det.starts]
-        t1 = np.array([en[a:b].max() for a, b in zip(det.starts, det.stops)], np.int64)
-        first = len(rows)
-        pid = int(ops["pid"].to_numpy()[ki[0]])
-        rows.extend({"rank": rank, "name": f"detected_{j}", "pid": pid, "cpu_start_ns": int(a),
-                     "cpu_end_ns": int(b), "gpu_side": True} for j, (a, b) in enumerate(zip(t0, t1)))
+        _, t1 = detect.seg_argmax(en, det.starts, det.stops)
+        cols.append({"rank": np.full(t0.size, rank), "name": np.array([f"detected_{j}" for j in range(t0.size)], object),
+                     "pid": np.full(t0.size, int(ops["pid"].to_numpy()[ki[0]]), np.int64),
+                     "cpu_start_ns": t0, "cpu_end_ns": t1, "gpu_side": np.ones(t0.size, bool)})
         # every op of the rank from one step's first kernel to the next step's belongs to it
-        q = ops["start_ns"].to_numpy(np.int64)[idx]
-        j = np.searchsorted(t0, q, side="right") - 1
+        q = start[idx]
+        j = bin_of(t0, q)
         ok = (j >= 0) & ((j < t0.size - 1) | (q < t1[-1]))
         step[idx[ok]] = first + j[ok]
-    if not rows:
+        first += t0.size
+    if not cols:
         return None, found
-    tab = pd.DataFrame(rows, columns=WINDOW_COLUMNS)
+    tab = pd.DataFrame({c: np.concatenate([d[c] for d in cols]) for c in WINDOW_COLUMNS})
     tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
     return Candidate("detected", "the repeating kernel sequence (model-level period)", tab, step), found
 

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .ops import name_matches
+from .ops import bin_of, name_in, name_matches
 
 WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side"]
 
@@ -28,7 +28,7 @@ def select_ranges(ranges: pd.DataFrame, pattern: re.Pattern, exclude: re.Pattern
     hit = name_matches(ranges["name"], pattern)
     if exclude is not None:
         hit &= ~name_matches(ranges["name"], exclude)
-    cpu_side = (ranges["source"].astype(str) != "gpu_user_annotation").to_numpy()
+    cpu_side = ~name_in(ranges["source"], ["gpu_user_annotation"])
     sel = ranges[hit & cpu_side]
     if not len(sel):
         sel = ranges[hit]
@@ -56,15 +56,16 @@ def windows_from_ranges(rng: pd.DataFrame) -> pd.DataFrame:
         "rank": rng["rank"].to_numpy(), "name": rng["name"].astype(str).to_numpy(),
         "pid": rng["pid"].to_numpy(), "cpu_start_ns": rng["start_ns"].to_numpy(),
         "cpu_end_ns": rng["end_ns"].to_numpy(),
-        "gpu_side": (rng["source"].astype(str) == "gpu_user_annotation").to_numpy()})
+        "gpu_side": name_in(rng["source"], ["gpu_user_annotation"])})
 
 
 def sync_ends(launches: pd.DataFrame, sync: re.Pattern) -> pd.DataFrame:
     """End times of synchronizing calls (rank, pid, end_ns), sorted."""
     if not len(launches):
         return pd.DataFrame({"rank": [], "pid": [], "end_ns": []})
-    s = launches[name_matches(launches["name"], sync)]
-    return s[["rank", "pid", "end_ns"]].sort_values(["rank", "pid", "end_ns"], ignore_index=True)
+    m = name_matches(launches["name"], sync)
+    s = pd.DataFrame({c: launches[c].to_numpy()[m] for c in ("rank", "pid", "end_ns")})
+    return s.sort_values(["rank", "pid", "end_ns"], ignore_index=True)
 
 
 def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = None,
@@ -102,7 +103,7 @@ def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = No
             if "before_trace" in ops.columns:
                 om &= ~ops["before_trace"].to_numpy(bool)
             q = t[om]
-        k = np.searchsorted(lo, q, side="right") - 1
+        k = bin_of(lo, q)
         ok = (k >= 0) & (q < hi[np.maximum(k, 0)])
         idx = np.flatnonzero(om)
         step[idx[ok]] = rows[k[ok]]
