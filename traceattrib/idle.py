@@ -205,7 +205,8 @@ def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launche
 
 
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
-    np.add.at(sums, (step, cause), ns)
+    # by flat index into the (contiguous) table: ufunc.at is several times faster with one index
+    np.add.at(sums.reshape(-1), step * sums.shape[1] + cause, ns)
 
 
 # --- joins and thread identities ---------------------------------------------------------------
@@ -213,24 +214,31 @@ def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
 def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
     columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
-    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
-    lows = [int(c.min()) if c.size else 0 for c in cols]
-    bits = [max(int(c.max()) - lo, 0).bit_length() if c.size else 0 for c, lo in zip(cols, lows)]
+    lows, bits = [], []
+    for x, y in zip(a, b):
+        ends = [int(f(v)) for v in (x, y) if v.size for f in (np.min, np.max)]
+        lo = min(ends, default=0)
+        lows.append(lo)
+        bits.append(max(max(ends, default=0) - lo, 0).bit_length())
     if sum(bits) <= 63:
-        key = np.zeros(cols[0].size, np.int64)
-        for c, lo, nb in zip(cols, lows, bits):
-            key = (key << nb) | (c - lo)
-    else:
-        key = None
-        for c in cols:
-            codes, uniq = pd.factorize(c)
-            codes = codes.astype(np.int64)
-            if key is None:
-                key = codes
-            else:  # combine, re-factorizing first when the product would not fit in int64
-                if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
-                    key = pd.factorize(key)[0].astype(np.int64)
-                key = key * max(len(uniq), 1) + codes
+        def key(cols: list[np.ndarray]) -> np.ndarray:
+            k = np.zeros(cols[0].size, np.int64)
+            for c, lo, nb in zip(cols, lows, bits):
+                if nb:  # a column constant over both tables (one rank, one process) adds no bits
+                    k = (k << nb) | (c - lo)
+            return k
+        return key(a), key(b)
+    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
+    key = None
+    for c in cols:
+        codes, uniq = pd.factorize(c)
+        codes = codes.astype(np.int64)
+        if key is None:
+            key = codes
+        else:  # combine, re-factorizing first when the product would not fit in int64
+            if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
+                key = pd.factorize(key)[0].astype(np.int64)
+            key = key * max(len(uniq), 1) + codes
     return key[:a[0].size], key[a[0].size:]
 
 
@@ -239,24 +247,36 @@ def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     one row per code."""
     cols = [launches[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")]
     key, _ = _pack(cols, [c[:0] for c in cols])
-    codes, _ = pd.factorize(key)
-    codes = codes.astype(np.int64)
-    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]
+    if key.size and key.min() == key.max():  # one launching thread (the usual case): no hashing
+        codes = np.zeros(key.size, np.int64)
+    else:
+        codes = pd.factorize(key)[0].astype(np.int64)
+    # codes number threads in order of appearance: a thread's first row is the first code above
+    # all codes before it
+    first = np.flatnonzero(codes > np.maximum.accumulate(np.r_[np.int64(-1), codes[:-1]]))
     threads = pd.DataFrame({c: v[first] for c, v in zip(("rank", "pid", "tid"), cols)})
     return codes, threads
 
 
 def _main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: int) -> np.ndarray:
-    """Per step, the thread that launched most of its ops (-1: none has a launch call)."""
+    """Per step, the thread that launched most of its ops (-1: none has a launch call); ties go to
+    the lower thread code."""
     out = np.full(nsteps, -1, np.int64)
     m = lr >= 0
     if not m.any():
         return out
-    df = pd.DataFrame({"step": step[m], "t": tcode[lr[m]]})
-    c = df.groupby(["step", "t"]).size().reset_index(name="n")
-    c = c.sort_values(["step", "n", "t"], ascending=[True, False, True]).drop_duplicates("step")
-    out[c["step"].to_numpy()] = c["t"].to_numpy()
+    st, t = step[m], tcode[lr[m]]
+    nt = int(t.max()) + 1
+    if nsteps * nt <= 4 * st.size + (1 << 20):  # a dense (step, thread) count table fits
+        n = np.bincount(st * nt + t, minlength=nsteps * nt).reshape(nsteps, nt)
+        has = n.any(axis=1)
+        out[has] = n[has].argmax(axis=1)  # the first maximum: the lowest code
+        return out
+    key, n = np.unique(st * nt + t, return_counts=True)
+    o = np.lexsort((key % nt, -n, key // nt))
+    key = key[o]
+    head = np.r_[True, key[1:] // nt != key[:-1] // nt]
+    out[key[head] // nt] = key[head] % nt
     return out
 
 
@@ -300,6 +320,7 @@ class _Context:
         self.sync = sync
         order = np.argsort(tcode, kind="stable")
         self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
+        self._calls: dict[int, tuple[np.ndarray, ...]] = {}
         self.threads = threads
         self.table = table
         self.cpu_ops = cpu_ops
@@ -342,17 +363,31 @@ class _Context:
         suffix_min = np.minimum.accumulate(e[::-1])[::-1] if e.size else e
         return s, suffix_min
 
+    def calls(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Thread t's API calls sorted by start (ties in row order): launch rows, starts, ends and
+        sync codes (ns)."""
+        if t not in self._calls:
+            rows = self.l_by_thread[t]
+            if rows.size == self.l_start.size:  # the only thread: all rows, in order (no gathers)
+                cs, ce, sy = self.l_start, self.l_end, self.sync
+            else:
+                cs, ce, sy = self.l_start[rows], self.l_end[rows], self.sync[rows]
+            if (cs[1:] < cs[:-1]).any():  # launches are usually sorted by start already
+                o = np.argsort(cs, kind="stable")
+                rows, cs, ce, sy = rows[o], cs[o], ce[o], sy[o]
+            self._calls[t] = rows, cs, ce, sy
+        return self._calls[t]
+
     def pieces(self, t: int, qa: np.ndarray, qb: np.ndarray):
         """Split the windows [qa, qb) by thread t's state: (window index, cause, label, ns) per piece."""
         rules = self.rules
-        rows = self.l_by_thread[t]
-        cs, ce = self.l_start[rows], self.l_end[rows]
-        sy = self.sync[rows]
+        rows, cs, ce, sy = self.calls(t)
+        ss = cs  # all its call starts
         rank = int(self.threads["rank"].iloc[t])
-        first_call, last_end = int(cs.min()), int(ce.max())
-        ss = np.sort(cs)
-        near = _near_windows(cs, ce, ss, qa, qb)
+        first_call, last_end = int(cs[0]), int(ce.max())
+        near = _near_windows(cs, ce, qa, qb)
         if near is not None:  # the sweep needs only the calls around the windows
+            near = np.flatnonzero(near)
             rows, cs, ce, sy = rows[near], cs[near], ce[near], sy[near]
         # torch ops on this thread that make API calls: the launch path
         crow = np.flatnonzero(self.c_thread == t)
@@ -464,11 +499,10 @@ class _Context:
     def sync_pieces(self, t: int, a: np.ndarray, b: np.ndarray):
         """Where the windows [a, b) (sorted by a) lie inside thread t's synchronizing calls:
         (window index, label, ns) per piece."""
-        rows = self.l_by_thread[t]
-        sy = self.sync[rows]
+        rows, cs, ce, sy = self.calls(t)
         if not (sy > 0).any() or not a.size:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        us, ue, lab = self._sync_unions(rows, self.l_start[rows], self.l_end[rows], sy)
+        us, ue, lab = self._sync_unions(rows, cs, ce, sy)
         k0 = np.searchsorted(ue, a, "right")  # first union ending after a
         k1 = np.searchsorted(us, b, "left")   # unions starting before b
         n = np.maximum(k1 - k0, 0)
@@ -504,25 +538,28 @@ NEAR_MIN_CALLS_PER_WINDOW = 4
 NEAR_MAX_KEEP = 0.8
 
 
-def _near_windows(cs: np.ndarray, ce: np.ndarray, ss: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
-    """The calls [cs, ce) a sweep over the windows [qa, qb) needs (None: all, when that is most):
-    those touching a window, and around each merged window the call ending last before it and the
-    one starting first after it (what bounds the stretch with no call). ss: cs sorted.
-    The rest of a thread's calls change nothing inside the windows."""
+def _near_windows(cs: np.ndarray, ce: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
+    """The calls [cs, ce) (sorted by cs) a sweep over the windows [qa, qb) needs (None:
+    all, when that is most): those touching a window, and around each merged window the call
+    ending last before it and the one starting first after it (what bounds the stretch with no
+    call). The rest of a thread's calls change nothing inside the windows."""
     if cs.size < NEAR_MIN_CALLS_PER_WINDOW * qa.size or not qa.size:
         return None
     o = np.argsort(qa, kind="stable")
     a, b = qa[o], np.maximum.accumulate(qb[o])
     new = np.r_[True, a[1:] > b[:-1]]
     us, ue = a[new], b[np.r_[np.flatnonzero(new)[1:] - 1, a.size - 1]]  # disjoint unions
-    k = np.minimum(np.searchsorted(ue, cs, "left"), ue.size - 1)  # first union ending at or after cs
-    keep = (ue[k] >= cs) & (us[k] <= ce)
+    # the calls starting in (ue[j-1], ue[j]] are those whose first union ending at or after their
+    # start is j: they touch it when they end at or after its start (searching the few union
+    # ends among the calls, not every call among the unions)
+    p = np.searchsorted(cs, ue, "right")
+    keep = np.zeros(cs.size, bool)
+    keep[:p[-1]] = ce[:p[-1]] >= np.repeat(us, np.diff(p, prepend=0))
     oe = np.argsort(ce, kind="stable")
     before = np.searchsorted(ce[oe], us, "right") - 1
     keep[oe[before[before >= 0]]] = True
-    os_ = np.argsort(cs, kind="stable")
-    after = np.searchsorted(ss, ue, "left")
-    keep[os_[after[after < cs.size]]] = True
+    after = np.searchsorted(cs, ue, "left")
+    keep[after[after < cs.size]] = True
     return keep if keep.sum() < NEAR_MAX_KEEP * cs.size else None
 
 
