@@ -114,8 +114,8 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     notes: list[str] = []
     label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
-    in_step = np.flatnonzero(step_all >= 0)
-    if nsteps and in_step.size:
+    n_in_step = int(np.count_nonzero(step_all >= 0))
+    if nsteps and n_in_step:
         # steps.gpu_ops made this join already; the same join for ops built elsewhere
         if "launch_row" in ops.columns:
             lrow = ops["launch_row"].to_numpy(np.int64)
@@ -125,22 +125,20 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         l_end = launches["end_ns"].to_numpy(np.int64)
         tcode, threads = _thread_codes(launches)
         sync = _sync_calls(launches, ops, lrow, rules)
-        # gaps of every step: ops sorted by (step, start, latest launch end first)
-        step = step_all[in_step]
-        s = ops["start_ns"].to_numpy(np.int64)[in_step]
-        e = ops["end_ns"].to_numpy(np.int64)[in_step]
-        lr = lrow[in_step]
-        le = np.where(lr >= 0, l_end[np.maximum(lr, 0)] if l_end.size else 0, _INF)
-        o = np.lexsort((-le, s, step))
-        step, s, e, lr, le = step[o], s[o], e[o], lr[o], le[o]
-        run_end = pd.Series(e).groupby(step).cummax().to_numpy(np.int64)
+        # gaps of every step: its ops sorted by (step, start, latest launch end first); ops in no
+        # step (step -1) sort first
+        s, e = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+        le = np.where(lrow >= 0, l_end[np.maximum(lrow, 0)] if l_end.size else 0, _INF)
+        o = np.lexsort((-le, s, step_all))[len(ops) - n_in_step:]
+        step, s, e, lr, le = step_all[o], s[o], e[o], lrow[o], le[o]
+        head = np.r_[True, step[1:] != step[:-1]]
+        run_end = _group_cummax(e, head)
         prev = np.r_[np.int64(-1), run_end[:-1]]
         # a step's span may open before its first op (the GPU waited for the host to start it):
         # that leading gap ends at the first op too
-        head = np.r_[True, step[1:] != step[:-1]]
         prev[head] = np.minimum(table["start_ns"].to_numpy(np.int64)[step[head]], s[head])
-        is_gap = s > prev
-        g_step, g0, g1, g_lr, g_le = step[is_gap], prev[is_gap], s[is_gap], lr[is_gap], le[is_gap]
+        gi = np.flatnonzero(s > prev)
+        g_step, g0, g1, g_lr, g_le = step[gi], prev[gi], s[gi], lr[gi], le[gi]
         main = _main_thread(step, lr, tcode, nsteps)
         g_thr = np.where(g_lr >= 0, tcode[np.maximum(g_lr, 0)] if tcode.size else -1, main[g_step])
         # next op already submitted when the gap began: a GPU-side bubble
@@ -174,7 +172,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         labels = pd.DataFrame(columns=LABEL_COLUMNS)
     causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
     causes[QUEUED_COLUMN] = queued
-    if nsteps and in_step.size:
+    if nsteps and n_in_step:
         notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
 
@@ -202,6 +200,17 @@ def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launche
                      "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
                      "the CPU did")
     return notes
+
+
+def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
+    """Running max of x within groups of consecutive rows, each starting where head is True."""
+    run = np.maximum.accumulate(x) if x.size else x
+    h = np.flatnonzero(head)[1:]
+    # where every group's first value reaches all values before it (steps that follow each other
+    # in time), the running max over all rows is the one within each group
+    if (x[h] >= run[h - 1]).all():
+        return run
+    return pd.Series(x).groupby(np.cumsum(head)).cummax().to_numpy(np.int64)
 
 
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
@@ -248,12 +257,12 @@ def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     cols = [launches[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")]
     key, _ = _pack(cols, [c[:0] for c in cols])
     if key.size and key.min() == key.max():  # one launching thread (the usual case): no hashing
-        codes = np.zeros(key.size, np.int64)
+        codes, first = np.zeros(key.size, np.int64), np.zeros(1, np.int64)
     else:
         codes = pd.factorize(key)[0].astype(np.int64)
-    # codes number threads in order of appearance: a thread's first row is the first code above
-    # all codes before it
-    first = np.flatnonzero(codes > np.maximum.accumulate(np.r_[np.int64(-1), codes[:-1]]))
+        # codes number threads in order of appearance: a thread's first row is the first code
+        # above all codes before it
+        first = np.flatnonzero(codes > np.maximum.accumulate(np.r_[np.int64(-1), codes[:-1]]))
     threads = pd.DataFrame({c: v[first] for c, v in zip(("rank", "pid", "tid"), cols)})
     return codes, threads
 
@@ -283,17 +292,15 @@ def _main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: in
 def _sync_calls(launches: pd.DataFrame, ops: pd.DataFrame, lrow: np.ndarray, rules: IdleRules) -> np.ndarray:
     """Code per launch row: 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
     asynchronous copy call still running halfway through its copy (it waited for the copy)."""
-    out = np.zeros(len(launches), np.int64)
     if not len(launches):
-        return out
+        return np.zeros(0, np.int64)
     cat = pd.Categorical(launches["name"])
-    names = pd.Series(cat.categories.astype(str))
-    by_name = np.zeros(len(names), bool)
-    for p in rules.sync_calls:
-        by_name |= names.str.contains(p, regex=True).to_numpy(bool)
+    names = [str(n) for n in cat.categories]
+    # per name, then 0 for code -1 (no name)
+    by_name = np.array([_CALL if any(p.search(n) for p in rules.sync_calls) else 0 for n in names] + [0], np.int64)
     codes = cat.codes
-    out[(codes >= 0) & by_name[np.maximum(codes, 0)]] = _CALL
-    is_copy = names.str.contains(rules.memcpy_calls).to_numpy(bool)
+    out = by_name[codes]
+    is_copy = np.array([rules.memcpy_calls.search(n) is not None for n in names], bool)
     m = (ops["kind"] == "memop").to_numpy() & (lrow >= 0)
     if m.any():
         r = lrow[m]
@@ -318,8 +325,11 @@ class _Context:
         self.l_end = launches["end_ns"].to_numpy(np.int64)
         self.l_name = pd.Categorical(launches["name"])
         self.sync = sync
-        order = np.argsort(tcode, kind="stable")
-        self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
+        if len(threads) == 1:
+            self.l_by_thread = [np.arange(tcode.size)]
+        else:
+            order = np.argsort(tcode, kind="stable")
+            self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
         self._calls: dict[int, tuple[np.ndarray, ...]] = {}
         self.threads = threads
         self.table = table
@@ -402,12 +412,12 @@ class _Context:
         # names: candidates on this thread that overlap host time
         hs, he = pts1[:-1][state1 == HOST], pts1[1:][state1 == HOST]
         cand = self._candidates(t, rank, crow, cos, coe, src, hs, he)
-        pts = pts1
-        if cand[0].size:
+        pts, state = pts1, state1
+        if cand[0].size:  # cut the segments where candidates start or end
             extra = np.concatenate([cand[0], cand[1]])
             pts = sorted_unique(np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]]))
+            state = state1[np.searchsorted(pts1, pts[:-1], "right") - 1]
         left = pts[:-1]
-        state = state1[np.searchsorted(pts1, left, "right") - 1]
         label = np.full(left.size, _NONE << 40, np.int64)
         h = state == HOST
         if h.any() and cand[0].size:
@@ -440,7 +450,8 @@ class _Context:
         rrow = np.flatnonzero(self.r_thread == t)
         s = np.concatenate([cos, self.ranges["start_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
         e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
-        keep = ((s < first_call) | (e > last_call_end)) & ~self._contains_step(rank, s, e)
+        keep = np.flatnonzero((s < first_call) | (e > last_call_end))
+        keep = keep[~self._contains_step(rank, s[keep], e[keep])]
         s, e = s[keep], e[keep]
         if not s.size:
             return s, e
@@ -476,7 +487,8 @@ class _Context:
         s, e, d, c, code = (np.concatenate(x) for x in zip(*parts))
         # only those overlapping host time, and not containing a whole step
         k = np.searchsorted(he, s, "right")
-        ov = (k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e) & ~self._contains_step(rank, s, e)
+        ov = np.flatnonzero((k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e))
+        ov = ov[~self._contains_step(rank, s[ov], e[ov])]
         return s[ov], e[ov], d[ov], c[ov], code[ov]
 
     def _sync_unions(self, rows, cs, ce, sy):
@@ -580,32 +592,27 @@ def _sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> t
     times = np.concatenate([cs, ce, lps, lpe, [lo, hi], acs, ace])
     o = np.argsort(times, kind="stable")
     t, kind = times[o], kind[o]  # the only two gathers; everything else runs in time order
-    change = np.flatnonzero(t[1:] != t[:-1])
-    last = np.append(change, t.size - 1)  # the last event at each distinct time
-    first = np.insert(change + 1, 0, 0)
-    pts = t[last]
-    last = last[:-1]  # segments [pts[i], pts[i+1]) are read at the last event of pts[i]
-    # open calls, sync calls, launch-path ops and activity on [pts[i], pts[i+1]): one running sum
-    # of the four counts packed in 15-bit fields (each count stays >= 0 and far below 2^15 for
+    change = np.flatnonzero(t[1:] != t[:-1])  # the last event at each distinct time but the last
+    pts = np.append(t[change], t[-1])
+    # segments [pts[i], pts[i+1]) are read at the last event of pts[i], change[i]: there the
+    # running sums hold every event at or before pts[i]
+    # open calls and launch-path ops, sync calls, and activity on each segment: one running sum of
+    # the three counts packed in 15-bit fields (each count stays >= 0 and far below 2^15 for
     # nested calls and ops, so the fields decode exactly)
     f = 15
-    lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1 << 2 * f, -(1 << 2 * f), 0, 1 << 3 * f, -(1 << 3 * f)],
-                   np.int64)
-    packed = np.cumsum(lut[kind])[last]
+    lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1, -1, 0, 1 << 2 * f, -(1 << 2 * f)], np.int64)
+    packed = np.cumsum(lut[kind])[change]
     mask = (1 << f) - 1
-    n_call, n_sync, n_lp, n_act = packed & mask, (packed >> f) & mask, (packed >> 2 * f) & mask, packed >> 3 * f
+    busy, in_sync, active = (packed & mask) > 0, (packed & (mask << f)) > 0, packed >= 1 << 2 * f
     lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
     # the end of the last call that ended at or before each point, the start of the first call
     # starting at or after the next point: the stretch with no call around a segment
-    is_end = (kind == 2) | (kind == 3)
-    prev_end = np.maximum.accumulate(np.where(is_end, t, lowest))[last]
-    is_start = kind <= 1
-    next_start = np.minimum.accumulate(np.where(is_start, t, highest)[::-1])[::-1][first[1:]]
+    prev_end = np.maximum.accumulate(np.where((kind == 2) | (kind == 3), t, lowest))[change]
+    next_start = np.minimum.accumulate(np.where(kind <= 1, t, highest)[::-1])[::-1][change + 1]
     bounded = (prev_end > lowest) & (next_start < highest)
-    stretch = np.where(bounded, next_start - np.where(bounded, prev_end, 0), 0)
-    state = np.where(bounded, np.where(stretch < gap_ns, LAUNCH, HOST), np.where(n_act > 0, HOST, UNEXPLAINED))
-    state = np.where((n_lp > 0) | (n_call > 0), LAUNCH, state)
-    return pts, np.where(n_sync > 0, SYNC, state).astype(np.int64)
+    short = next_start - prev_end < gap_ns  # (wraps where not bounded: not read there)
+    state = np.where(bounded, np.where(short, LAUNCH, HOST), np.where(active, HOST, UNEXPLAINED))
+    return pts, np.where(in_sync, SYNC, np.where(busy, LAUNCH, state)).astype(np.int64)
 
 
 def _innermost_by_class(x, s, e, depth, cls, code) -> np.ndarray:
@@ -640,25 +647,28 @@ def _labels(parts, table: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
     keep = ns > 0
     if not keep.any():
         return pd.DataFrame(columns=LABEL_COLUMNS)
-    df = pd.DataFrame({"row": step[keep], "cause": cause[keep], "label": label[keep], "ns": ns[keep]})
-    g = df.groupby(["row", "cause", "label"], sort=False)["ns"].sum().reset_index()
-    g = g.sort_values(["row", "cause", "ns", "label"], ascending=[True, True, False, True], kind="stable")
-    g["pos"] = g.groupby(["row", "cause"]).cumcount()
-    top = g[g["pos"] < TOP_LABELS]
-    rest = g[g["pos"] >= TOP_LABELS].groupby(["row", "cause"])["ns"].sum().reset_index()
-    what, source = ctx.label_text(top["label"].to_numpy(np.int64))
-    out = pd.DataFrame({"row": top["row"].to_numpy(), "cause": top["cause"].to_numpy(),
-                        "source": source, "what": what, "ns": top["ns"].to_numpy(np.int64)})
-    if len(rest):
-        out = pd.concat([out, pd.DataFrame({"row": rest["row"].to_numpy(), "cause": rest["cause"].to_numpy(),
-                                            "source": "none", "what": OTHER,
-                                            "ns": rest["ns"].to_numpy(np.int64)})], ignore_index=True)
-    rows = out["row"].to_numpy()
+    # (a few hundred rows: numpy, not a pandas groupby, which costs more than the work)
+    row, cause, label, ns = step[keep], cause[keep], label[keep], ns[keep]
+    o = np.lexsort((label, cause, row))
+    row, cause, label, ns = row[o], cause[o], label[o], ns[o]
+    first = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (cause[1:] != cause[:-1]) | (label[1:] != label[:-1])])
+    row, cause, label, ns = row[first], cause[first], label[first], np.add.reduceat(ns, first)
+    # per step and cause, the largest first (ties by label)
+    o = np.lexsort((label, -ns, cause, row))
+    row, cause, label, ns = row[o], cause[o], label[o], ns[o]
+    head = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (cause[1:] != cause[:-1])])
+    pos = np.arange(row.size) - np.repeat(head, np.diff(np.r_[head, row.size]))
+    top = pos < TOP_LABELS
+    what, source = ctx.label_text(label[top])
+    rest = np.flatnonzero(pos == TOP_LABELS)  # the first of each rest, the rest following in order
+    rest_ns = np.add.reduceat(ns[~top], np.flatnonzero(pos[~top] == TOP_LABELS)) if rest.size else ns[:0]
+    rows = np.r_[row[top], row[rest]]
     return pd.DataFrame({"rank": table["rank"].to_numpy()[rows], "step": table["index"].to_numpy()[rows]
                          if "index" in table else rows,
-                         "cause": np.asarray(CAUSES, dtype=object)[out["cause"].to_numpy()],
-                         "source": out["source"].to_numpy(), "what": out["what"].to_numpy(),
-                         "ns": out["ns"].to_numpy(np.int64)})[LABEL_COLUMNS]
+                         "cause": np.asarray(CAUSES, dtype=object)[np.r_[cause[top], cause[rest]]],
+                         "source": np.array(source + ["none"] * rest.size, dtype=object),
+                         "what": np.array(what + [OTHER] * rest.size, dtype=object),
+                         "ns": np.r_[ns[top], rest_ns]})[LABEL_COLUMNS]
 
 
 # --- summaries and bounds -------------------------------------------------------------------------
