@@ -38,10 +38,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .intervals import sorted_unique
-
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
+QUEUED = 4  # column of idle_launch_queued_ns in explain's sums
 CAUSE_COLUMNS = tuple(f"idle_{c}_ns" for c in CAUSES)
 QUEUED_COLUMN = "idle_launch_queued_ns"
 LABEL_COLUMNS = ["rank", "step", "cause", "source", "what", "ns"]
@@ -109,8 +108,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     """
     rules = rules or load_rules()
     nsteps = len(table)
-    sums = np.zeros((nsteps, len(CAUSES)), np.int64)
-    queued = np.zeros(nsteps, np.int64)
+    sums = np.zeros((nsteps, len(CAUSES) + 1), np.int64)  # the causes, then QUEUED
     notes: list[str] = []
     label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
@@ -139,18 +137,20 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         prev[head] = np.minimum(table["start_ns"].to_numpy(np.int64)[step[head]], s[head])
         gi = np.flatnonzero(s > prev)
         g_step, g0, g1, g_lr, g_le = step[gi], prev[gi], s[gi], lr[gi], le[gi]
-        main = _main_thread(step, lr, tcode, nsteps)
-        g_thr = np.where(g_lr >= 0, tcode[np.maximum(g_lr, 0)] if tcode.size else -1, main[g_step])
         # next op already submitted when the gap began: a GPU-side bubble
         q = (g_lr >= 0) & (g_le <= g0)
         _add(sums, g_step[q], LAUNCH, g1[q] - g0[q])
-        np.add.at(queued, g_step[q], g1[q] - g0[q])
+        _add(sums, g_step[q], QUEUED, g1[q] - g0[q])
         # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
         # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
         # hipMemcpyWithStream), else `launch`
-        r = ~q
-        wa, wb, g1r = g0[r], np.minimum(g1[r], g_le[r]), g1[r]
-        thr, wstep = g_thr[r], g_step[r]
+        r = np.flatnonzero(~q)
+        wa, wb, g1r, wstep, g_lr = g0[r], np.minimum(g1[r], g_le[r]), g1[r], g_step[r], g_lr[r]
+        thr = np.full(r.size, -1, np.int64)
+        has = g_lr >= 0
+        thr[has] = tcode[g_lr[has]]
+        if not has.all():  # no launch call: the step's main thread
+            thr[~has] = _main_thread(step, lr, tcode, nsteps)[wstep[~has]]
         none = thr < 0
         _add(sums, wstep[none], UNEXPLAINED, wb[none] - wa[none])
         _add(sums, wstep, LAUNCH, g1r - wb)  # latency; its sync part is moved below
@@ -171,7 +171,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     else:
         labels = pd.DataFrame(columns=LABEL_COLUMNS)
     causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
-    causes[QUEUED_COLUMN] = queued
+    causes[QUEUED_COLUMN] = sums[:, QUEUED]
     if nsteps and n_in_step:
         notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
@@ -214,8 +214,14 @@ def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
 
 
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
-    # by flat index into the (contiguous) table: ufunc.at is several times faster with one index
-    np.add.at(sums.reshape(-1), step * sums.shape[1] + cause, ns)
+    """sums[step, cause] += ns, repeated (step, cause) pairs summed (int64: exact)."""
+    key = step * sums.shape[1] + cause
+    flat = sums.reshape(-1)  # a view: sums is contiguous
+    if key.size > 1 and (key[1:] >= key[:-1]).all():  # gaps come in step order: add up runs
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        flat[key[first]] += np.add.reduceat(ns, first)
+    else:  # (by flat index: ufunc.at is several times faster with one index than with two)
+        np.add.at(flat, key, ns)
 
 
 # --- joins and thread identities ---------------------------------------------------------------
@@ -290,16 +296,16 @@ def _main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: in
 
 
 def _sync_calls(launches: pd.DataFrame, ops: pd.DataFrame, lrow: np.ndarray, rules: IdleRules) -> np.ndarray:
-    """Code per launch row: 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
+    """Code per launch row (int8): 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
     asynchronous copy call still running halfway through its copy (it waited for the copy)."""
     if not len(launches):
-        return np.zeros(0, np.int64)
+        return np.zeros(0, np.int8)
     cat = pd.Categorical(launches["name"])
     names = [str(n) for n in cat.categories]
-    # per name, then 0 for code -1 (no name)
-    by_name = np.array([_CALL if any(p.search(n) for p in rules.sync_calls) else 0 for n in names] + [0], np.int64)
+    by_name = [i for i, n in enumerate(names) if any(p.search(n) for p in rules.sync_calls)]
     codes = cat.codes
-    out = by_name[codes]
+    # a comparison per synchronizing name: a lookup by (int8) code would cast millions of codes
+    out = np.where(np.isin(codes, by_name), np.int8(_CALL), np.int8(0))
     is_copy = np.array([rules.memcpy_calls.search(n) is not None for n in names], bool)
     m = (ops["kind"] == "memop").to_numpy() & (lrow >= 0)
     if m.any():
@@ -359,9 +365,7 @@ class _Context:
         tk, rk = _pack([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
         order = np.argsort(tk)
         pos = np.minimum(np.searchsorted(tk[order], rk), tk.size - 1)
-        hit = tk[order][pos] == rk
-        out[hit] = order[pos[hit]]
-        return out
+        return np.where(tk[order][pos] == rk, order[pos], -1)
 
     def _steps_of_rank(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
         t = self.table[self.table["rank"].to_numpy() == rank]
@@ -403,7 +407,8 @@ class _Context:
         crow = np.flatnonzero(self.c_thread == t)
         cos, coe = (self.cpu_ops["start_ns"].to_numpy(np.int64)[crow], self.cpu_ops["end_ns"].to_numpy(np.int64)[crow])
         src = self.c_src[crow]
-        lp = (src == _CPU) & (np.searchsorted(ss, coe, "left") > np.searchsorted(ss, cos, "left"))
+        j = np.minimum(np.searchsorted(ss, cos, "left"), ss.size - 1)  # the first call starting at or after
+        lp = (src == _CPU) & (ss[j] >= cos) & (ss[j] < coe)
         lps, lpe = np.sort(cos[lp]), np.sort(coe[lp])
         lo = min(int(qa.min()), int(cs.min()))
         hi = max(int(qb.max()), int(ce.max()))
@@ -415,8 +420,12 @@ class _Context:
         pts, state = pts1, state1
         if cand[0].size:  # cut the segments where candidates start or end
             extra = np.concatenate([cand[0], cand[1]])
-            pts = sorted_unique(np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]]))
-            state = state1[np.searchsorted(pts1, pts[:-1], "right") - 1]
+            allp = np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]])
+            o = np.argsort(allp, kind="stable")  # a point of pts1 first among equal points
+            seg = np.cumsum(o < pts1.size) - 1  # the segment of pts1 holding each point
+            allp = allp[o]
+            new = np.r_[True, allp[1:] != allp[:-1]]
+            pts, state = allp[new], state1[seg[new][:-1]]
         left = pts[:-1]
         label = np.full(left.size, _NONE << 40, np.int64)
         h = state == HOST
@@ -465,31 +474,38 @@ class _Context:
         """Name candidates on thread t overlapping host segments [hs, he): starts, ends, depth,
         class (0 range, 1 Python frame, 2 CPU op / OS call, 3 Python frame of skip_frames, 4 CPU sample) and
         packed label code."""
+        if not hs.size:
+            return (np.zeros(0, np.int64),) * 5
+
+        def on_host(s, e):  # which of the intervals [s, e) overlap host time
+            k = np.searchsorted(he, s, "right")
+            return np.flatnonzero((k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e))
+
         parts = []
         if crow.size:
-            dep = self.cpu_ops["depth"].to_numpy(np.int64)[crow]
             codes = self.c_name.codes[crow].astype(np.int64)
+            i = on_host(cos, coe)
+            i = i[codes[i] >= 0]
+            codes, src = codes[i], src[i]
             py = src == _PY
-            skip = py & self.c_skip[np.maximum(codes, 0)]
-            keep = codes >= 0
+            skip = py & self.c_skip[codes]
             # skipped frames, then CPU samples (nsys --sample): names of last resort
             cls = np.where(skip, 3, np.where(py, 1, np.where(src == _SAMPLE, 4, 2)))
-            parts.append((cos[keep], coe[keep], dep[keep], cls[keep], (src[keep] << 40) | codes[keep]))
+            parts.append((cos[i], coe[i], self.cpu_ops["depth"].to_numpy(np.int64)[crow[i]], cls, (src << 40) | codes))
         rrow = np.flatnonzero(self.r_thread == t)
         if rrow.size:
             r = self.ranges
             rs, re_ = r["start_ns"].to_numpy(np.int64)[rrow], r["end_ns"].to_numpy(np.int64)[rrow]
+            i = on_host(rs, re_)
+            rrow = rrow[i]
             codes = self.r_name.codes[rrow].astype(np.int64)
-            parts.append((rs, re_, r["depth"].to_numpy(np.int64)[rrow], np.zeros(rrow.size, np.int64),
+            parts.append((rs[i], re_[i], r["depth"].to_numpy(np.int64)[rrow], np.zeros(rrow.size, np.int64),
                           (np.int64(_RANGE) << 40) | codes))
-        if not parts or not hs.size:
+        if not parts:
             return (np.zeros(0, np.int64),) * 5
         s, e, d, c, code = (np.concatenate(x) for x in zip(*parts))
-        # only those overlapping host time, and not containing a whole step
-        k = np.searchsorted(he, s, "right")
-        ov = np.flatnonzero((k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e))
-        ov = ov[~self._contains_step(rank, s[ov], e[ov])]
-        return s[ov], e[ov], d[ov], c[ov], code[ov]
+        keep = ~self._contains_step(rank, s, e)  # (not those containing a whole step)
+        return s[keep], e[keep], d[keep], c[keep], code[keep]
 
     def _sync_unions(self, rows, cs, ce, sy):
         """The thread's synchronizing calls merged where they overlap: starts, ends and the
