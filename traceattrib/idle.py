@@ -363,6 +363,8 @@ class _Context:
             return out
         cols = ("rank", "pid", "tid")
         tk, rk = _pack([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
+        if tk.size == 1:  # one launching thread
+            return np.where(rk == tk[0], 0, -1)
         order = np.argsort(tk)
         pos = np.minimum(np.searchsorted(tk[order], rk), tk.size - 1)
         return np.where(tk[order][pos] == rk, order[pos], -1)
@@ -407,9 +409,9 @@ class _Context:
         crow = np.flatnonzero(self.c_thread == t)
         cos, coe = (self.cpu_ops["start_ns"].to_numpy(np.int64)[crow], self.cpu_ops["end_ns"].to_numpy(np.int64)[crow])
         src = self.c_src[crow]
-        j = np.minimum(np.searchsorted(ss, cos, "left"), ss.size - 1)  # the first call starting at or after
+        j = np.minimum(_search_many(ss, cos), ss.size - 1)  # the first call starting at or after
         lp = (src == _CPU) & (ss[j] >= cos) & (ss[j] < coe)
-        lps, lpe = np.sort(cos[lp]), np.sort(coe[lp])
+        lps, lpe = _merged(cos[lp], coe[lp])  # (only whether one is open matters)
         lo = min(int(qa.min()), int(cs.min()))
         hi = max(int(qb.max()), int(ce.max()))
         acs, ace = self._activity(t, rank, crow, cos, coe, first_call, last_end)
@@ -461,14 +463,7 @@ class _Context:
         e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
         keep = np.flatnonzero((s < first_call) | (e > last_call_end))
         keep = keep[~self._contains_step(rank, s[keep], e[keep])]
-        s, e = s[keep], e[keep]
-        if not s.size:
-            return s, e
-        o = np.argsort(s, kind="stable")
-        s, e = s[o], np.maximum.accumulate(e[o])
-        new = np.r_[True, s[1:] > e[:-1]]
-        first = np.flatnonzero(new)
-        return s[first], e[np.r_[first[1:] - 1, s.size - 1]]
+        return _merged(s[keep], e[keep])
 
     def _candidates(self, t, rank, crow, cos, coe, src, hs, he):
         """Name candidates on thread t overlapping host segments [hs, he): starts, ends, depth,
@@ -478,7 +473,7 @@ class _Context:
             return (np.zeros(0, np.int64),) * 5
 
         def on_host(s, e):  # which of the intervals [s, e) overlap host time
-            k = np.searchsorted(he, s, "right")
+            k = _search_many(he, s, "right")
             return np.flatnonzero((k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e))
 
         parts = []
@@ -566,6 +561,25 @@ NEAR_MIN_CALLS_PER_WINDOW = 4
 NEAR_MAX_KEEP = 0.8
 
 
+def _merged(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the intervals [s, e) as disjoint intervals, sorted (ns)."""
+    if not s.size:
+        return s, e
+    o = np.argsort(s, kind="stable")
+    s, e = s[o], np.maximum.accumulate(e[o])
+    first = np.flatnonzero(np.r_[True, s[1:] > e[:-1]])
+    return s[first], e[np.r_[first[1:] - 1, s.size - 1]]
+
+
+def _search_many(a: np.ndarray, v: np.ndarray, side: str = "left") -> np.ndarray:
+    """np.searchsorted(a, v, side) (a sorted); when v is sorted and longer, by placing each value
+    of a among v and counting: fewer binary searches."""
+    if v.size <= a.size or (v[1:] < v[:-1]).any():
+        return np.searchsorted(a, v, side)
+    other = "right" if side == "left" else "left"
+    return np.cumsum(np.bincount(np.searchsorted(v, a, other), minlength=v.size + 1))[:v.size]
+
+
 def _near_windows(cs: np.ndarray, ce: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
     """The calls [cs, ce) (sorted by cs) a sweep over the windows [qa, qb) needs (None:
     all, when that is most): those touching a window, and around each merged window the call
@@ -573,10 +587,7 @@ def _near_windows(cs: np.ndarray, ce: np.ndarray, qa: np.ndarray, qb: np.ndarray
     call). The rest of a thread's calls change nothing inside the windows."""
     if cs.size < NEAR_MIN_CALLS_PER_WINDOW * qa.size or not qa.size:
         return None
-    o = np.argsort(qa, kind="stable")
-    a, b = qa[o], np.maximum.accumulate(qb[o])
-    new = np.r_[True, a[1:] > b[:-1]]
-    us, ue = a[new], b[np.r_[np.flatnonzero(new)[1:] - 1, a.size - 1]]  # disjoint unions
+    us, ue = _merged(qa, qb)
     # the calls starting in (ue[j-1], ue[j]] are those whose first union ending at or after their
     # start is j: they touch it when they end at or after its start (searching the few union
     # ends among the calls, not every call among the unions)
