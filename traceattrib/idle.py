@@ -40,7 +40,6 @@ import pandas as pd
 
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
-QUEUED = 4  # column of idle_launch_queued_ns in explain's sums
 CAUSE_COLUMNS = tuple(f"idle_{c}_ns" for c in CAUSES)
 QUEUED_COLUMN = "idle_launch_queued_ns"
 LABEL_COLUMNS = ["rank", "step", "cause", "source", "what", "ns"]
@@ -108,7 +107,8 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     """
     rules = rules or load_rules()
     nsteps = len(table)
-    sums = np.zeros((nsteps, len(CAUSES) + 1), np.int64)  # the causes, then QUEUED
+    sums = np.zeros((nsteps, len(CAUSES)), np.int64)
+    queued = np.zeros(nsteps, np.int64)
     notes: list[str] = []
     label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
@@ -135,17 +135,17 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         # a step's span may open before its first op (the GPU waited for the host to start it):
         # that leading gap ends at the first op too
         prev[head] = np.minimum(table["start_ns"].to_numpy(np.int64)[step[head]], s[head])
-        gi = np.flatnonzero(s > prev)
-        g_step, g0, g1, g_lr, g_le = step[gi], prev[gi], s[gi], lr[gi], le[gi]
-        # next op already submitted when the gap began: a GPU-side bubble
-        q = (g_lr >= 0) & (g_le <= g0)
-        _add(sums, g_step[q], LAUNCH, g1[q] - g0[q])
-        _add(sums, g_step[q], QUEUED, g1[q] - g0[q])
+        # the gaps [prev, s) before the ops with s > prev; next op already submitted when the gap
+        # began: a GPU-side bubble
+        gap = s > prev
+        q = gap & (lr >= 0) & (le <= prev)
+        queued = _step_sums(step[q], s[q] - prev[q], nsteps)
+        sums[:, LAUNCH] += queued
         # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
         # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
         # hipMemcpyWithStream), else `launch`
-        r = np.flatnonzero(~q)
-        wa, wb, g1r, wstep, g_lr = g0[r], np.minimum(g1[r], g_le[r]), g1[r], g_step[r], g_lr[r]
+        r = np.flatnonzero(gap & ~q)
+        wa, wb, g1r, wstep, g_lr = prev[r], np.minimum(s[r], le[r]), s[r], step[r], lr[r]
         thr = np.full(r.size, -1, np.int64)
         has = g_lr >= 0
         thr[has] = tcode[g_lr[has]]
@@ -155,7 +155,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         _add(sums, wstep[none], UNEXPLAINED, wb[none] - wa[none])
         _add(sums, wstep, LAUNCH, g1r - wb)  # latency; its sync part is moved below
         ctx = _Context(launches, cpu_ops, ranges, table, tcode, threads, sync, rules)
-        for t in np.unique(thr[~none]):
+        for t in np.flatnonzero(np.bincount(thr[~none])):
             sel = np.flatnonzero(thr == t)
             sel = sel[np.argsort(wa[sel], kind="stable")]  # sorted searches run faster
             parts = [ctx.pieces(int(t), wa[sel], wb[sel])]
@@ -171,7 +171,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     else:
         labels = pd.DataFrame(columns=LABEL_COLUMNS)
     causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
-    causes[QUEUED_COLUMN] = sums[:, QUEUED]
+    causes[QUEUED_COLUMN] = queued
     if nsteps and n_in_step:
         notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
@@ -213,15 +213,20 @@ def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
     return pd.Series(x).groupby(np.cumsum(head)).cummax().to_numpy(np.int64)
 
 
+def _step_sums(step: np.ndarray, ns: np.ndarray, n: int) -> np.ndarray:
+    """Sum of ns per step 0..n-1 (int64: exact)."""
+    out = np.zeros(n, np.int64)
+    if step.size > 1 and (step[1:] >= step[:-1]).all():  # gaps come in step order: add up runs
+        first = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
+        out[step[first]] = np.add.reduceat(ns, first)
+    else:
+        np.add.at(out, step, ns)
+    return out
+
+
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
-    """sums[step, cause] += ns, repeated (step, cause) pairs summed (int64: exact)."""
-    key = step * sums.shape[1] + cause
-    flat = sums.reshape(-1)  # a view: sums is contiguous
-    if key.size > 1 and (key[1:] >= key[:-1]).all():  # gaps come in step order: add up runs
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        flat[key[first]] += np.add.reduceat(ns, first)
-    else:  # (by flat index: ufunc.at is several times faster with one index than with two)
-        np.add.at(flat, key, ns)
+    """sums[step, cause] += ns, repeated (step, cause) pairs summed."""
+    sums += _step_sums(step * sums.shape[1] + cause, ns, sums.size).reshape(sums.shape)
 
 
 # --- joins and thread identities ---------------------------------------------------------------
@@ -260,16 +265,17 @@ def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndar
 def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     """A code per launch row for its (rank, pid, tid), and the distinct threads (rank, pid, tid),
     one row per code."""
-    cols = [launches[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")]
-    key, _ = _pack(cols, [c[:0] for c in cols])
-    if key.size and key.min() == key.max():  # one launching thread (the usual case): no hashing
-        codes, first = np.zeros(key.size, np.int64), np.zeros(1, np.int64)
+    cols = [launches[c].to_numpy() for c in ("rank", "pid", "tid")]
+    if len(launches) and all(c.min() == c.max() for c in cols):  # one launching thread (the usual case)
+        codes, first = np.zeros(len(launches), np.int64), np.zeros(1, np.int64)
     else:
+        cols = [np.asarray(c, np.int64) for c in cols]
+        key, _ = _pack(cols, [c[:0] for c in cols])
         codes = pd.factorize(key)[0].astype(np.int64)
         # codes number threads in order of appearance: a thread's first row is the first code
         # above all codes before it
         first = np.flatnonzero(codes > np.maximum.accumulate(np.r_[np.int64(-1), codes[:-1]]))
-    threads = pd.DataFrame({c: v[first] for c, v in zip(("rank", "pid", "tid"), cols)})
+    threads = pd.DataFrame({c: v[first].astype(np.int64) for c, v in zip(("rank", "pid", "tid"), cols)})
     return codes, threads
 
 
@@ -594,10 +600,18 @@ def _near_windows(cs: np.ndarray, ce: np.ndarray, qa: np.ndarray, qb: np.ndarray
     p = np.searchsorted(cs, ue, "right")
     keep = np.zeros(cs.size, bool)
     keep[:p[-1]] = ce[:p[-1]] >= np.repeat(us, np.diff(p, prepend=0))
-    oe = np.argsort(ce, kind="stable")
-    before = np.searchsorted(ce[oe], us, "right") - 1
-    keep[oe[before[before >= 0]]] = True
-    after = np.searchsorted(cs, ue, "left")
+    if (ce[1:] >= ce[:-1]).all():  # calls that do not nest end in start order too
+        before = np.searchsorted(ce, us, "right") - 1
+    else:
+        oe = np.argsort(ce, kind="stable")
+        before = np.searchsorted(ce[oe], us, "right") - 1
+        before = np.where(before >= 0, oe[np.maximum(before, 0)], -1)
+    keep[before[before >= 0]] = True
+    # the first call starting at or after each union's end: at p, or before it where calls start
+    # exactly there
+    after = p.copy()
+    tie = np.flatnonzero((p > 0) & (cs[np.maximum(p - 1, 0)] == ue))
+    after[tie] = np.searchsorted(cs, ue[tie], "left")
     keep[after[after < cs.size]] = True
     return keep if keep.sum() < NEAR_MAX_KEEP * cs.size else None
 
