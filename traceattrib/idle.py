@@ -38,8 +38,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .intervals import sorted_unique
-
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
 CAUSE_COLUMNS = tuple(f"idle_{c}_ns" for c in CAUSES)
@@ -114,8 +112,8 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     notes: list[str] = []
     label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
-    in_step = np.flatnonzero(step_all >= 0)
-    if nsteps and in_step.size:
+    n_in_step = int(np.count_nonzero(step_all >= 0))
+    if nsteps and n_in_step:
         # steps.gpu_ops made this join already; the same join for ops built elsewhere
         if "launch_row" in ops.columns:
             lrow = ops["launch_row"].to_numpy(np.int64)
@@ -125,39 +123,39 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         l_end = launches["end_ns"].to_numpy(np.int64)
         tcode, threads = _thread_codes(launches)
         sync = _sync_calls(launches, ops, lrow, rules)
-        # gaps of every step: ops sorted by (step, start, latest launch end first)
-        step = step_all[in_step]
-        s = ops["start_ns"].to_numpy(np.int64)[in_step]
-        e = ops["end_ns"].to_numpy(np.int64)[in_step]
-        lr = lrow[in_step]
-        le = np.where(lr >= 0, l_end[np.maximum(lr, 0)] if l_end.size else 0, _INF)
-        o = np.lexsort((-le, s, step))
-        step, s, e, lr, le = step[o], s[o], e[o], lr[o], le[o]
-        run_end = pd.Series(e).groupby(step).cummax().to_numpy(np.int64)
+        # gaps of every step: its ops sorted by (step, start, latest launch end first); ops in no
+        # step (step -1) sort first
+        s, e = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+        le = np.where(lrow >= 0, l_end[np.maximum(lrow, 0)] if l_end.size else 0, _INF)
+        o = np.lexsort((-le, s, step_all))[len(ops) - n_in_step:]
+        step, s, e, lr, le = step_all[o], s[o], e[o], lrow[o], le[o]
+        head = np.r_[True, step[1:] != step[:-1]]
+        run_end = _group_cummax(e, head)
         prev = np.r_[np.int64(-1), run_end[:-1]]
         # a step's span may open before its first op (the GPU waited for the host to start it):
         # that leading gap ends at the first op too
-        head = np.r_[True, step[1:] != step[:-1]]
         prev[head] = np.minimum(table["start_ns"].to_numpy(np.int64)[step[head]], s[head])
-        is_gap = s > prev
-        g_step, g0, g1, g_lr, g_le = step[is_gap], prev[is_gap], s[is_gap], lr[is_gap], le[is_gap]
-        main = _main_thread(step, lr, tcode, nsteps)
-        g_thr = np.where(g_lr >= 0, tcode[np.maximum(g_lr, 0)] if tcode.size else -1, main[g_step])
-        # next op already submitted when the gap began: a GPU-side bubble
-        q = (g_lr >= 0) & (g_le <= g0)
-        _add(sums, g_step[q], LAUNCH, g1[q] - g0[q])
-        np.add.at(queued, g_step[q], g1[q] - g0[q])
+        # the gaps [prev, s) before the ops with s > prev; next op already submitted when the gap
+        # began: a GPU-side bubble
+        gap = s > prev
+        q = gap & (lr >= 0) & (le <= prev)
+        queued = _step_sums(step[q], s[q] - prev[q], nsteps)
+        sums[:, LAUNCH] += queued
         # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
         # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
         # hipMemcpyWithStream), else `launch`
-        r = ~q
-        wa, wb, g1r = g0[r], np.minimum(g1[r], g_le[r]), g1[r]
-        thr, wstep = g_thr[r], g_step[r]
+        r = np.flatnonzero(gap & ~q)
+        wa, wb, g1r, wstep, g_lr = prev[r], np.minimum(s[r], le[r]), s[r], step[r], lr[r]
+        thr = np.full(r.size, -1, np.int64)
+        has = g_lr >= 0
+        thr[has] = tcode[g_lr[has]]
+        if not has.all():  # no launch call: the step's main thread
+            thr[~has] = _main_thread(step, lr, tcode, nsteps)[wstep[~has]]
         none = thr < 0
         _add(sums, wstep[none], UNEXPLAINED, wb[none] - wa[none])
         _add(sums, wstep, LAUNCH, g1r - wb)  # latency; its sync part is moved below
         ctx = _Context(launches, cpu_ops, ranges, table, tcode, threads, sync, rules)
-        for t in np.unique(thr[~none]):
+        for t in np.flatnonzero(np.bincount(thr[~none])):
             sel = np.flatnonzero(thr == t)
             sel = sel[np.argsort(wa[sel], kind="stable")]  # sorted searches run faster
             parts = [ctx.pieces(int(t), wa[sel], wb[sel])]
@@ -174,7 +172,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         labels = pd.DataFrame(columns=LABEL_COLUMNS)
     causes = pd.DataFrame({c: sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
     causes[QUEUED_COLUMN] = queued
-    if nsteps and in_step.size:
+    if nsteps and n_in_step:
         notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
 
@@ -204,8 +202,31 @@ def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launche
     return notes
 
 
+def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
+    """Running max of x within groups of consecutive rows, each starting where head is True."""
+    run = np.maximum.accumulate(x) if x.size else x
+    h = np.flatnonzero(head)[1:]
+    # where every group's first value reaches all values before it (steps that follow each other
+    # in time), the running max over all rows is the one within each group
+    if (x[h] >= run[h - 1]).all():
+        return run
+    return pd.Series(x).groupby(np.cumsum(head)).cummax().to_numpy(np.int64)
+
+
+def _step_sums(step: np.ndarray, ns: np.ndarray, n: int) -> np.ndarray:
+    """Sum of ns per step 0..n-1 (int64: exact)."""
+    out = np.zeros(n, np.int64)
+    if step.size > 1 and (step[1:] >= step[:-1]).all():  # gaps come in step order: add up runs
+        first = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
+        out[step[first]] = np.add.reduceat(ns, first)
+    else:
+        np.add.at(out, step, ns)
+    return out
+
+
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
-    np.add.at(sums, (step, cause), ns)
+    """sums[step, cause] += ns, repeated (step, cause) pairs summed."""
+    sums += _step_sums(step * sums.shape[1] + cause, ns, sums.size).reshape(sums.shape)
 
 
 # --- joins and thread identities ---------------------------------------------------------------
@@ -213,67 +234,85 @@ def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
 def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
     columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
-    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
-    lows = [int(c.min()) if c.size else 0 for c in cols]
-    bits = [max(int(c.max()) - lo, 0).bit_length() if c.size else 0 for c, lo in zip(cols, lows)]
+    lows, bits = [], []
+    for x, y in zip(a, b):
+        ends = [int(f(v)) for v in (x, y) if v.size for f in (np.min, np.max)]
+        lo = min(ends, default=0)
+        lows.append(lo)
+        bits.append(max(max(ends, default=0) - lo, 0).bit_length())
     if sum(bits) <= 63:
-        key = np.zeros(cols[0].size, np.int64)
-        for c, lo, nb in zip(cols, lows, bits):
-            key = (key << nb) | (c - lo)
-    else:
-        key = None
-        for c in cols:
-            codes, uniq = pd.factorize(c)
-            codes = codes.astype(np.int64)
-            if key is None:
-                key = codes
-            else:  # combine, re-factorizing first when the product would not fit in int64
-                if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
-                    key = pd.factorize(key)[0].astype(np.int64)
-                key = key * max(len(uniq), 1) + codes
+        def key(cols: list[np.ndarray]) -> np.ndarray:
+            k = np.zeros(cols[0].size, np.int64)
+            for c, lo, nb in zip(cols, lows, bits):
+                if nb:  # a column constant over both tables (one rank, one process) adds no bits
+                    k = (k << nb) | (c - lo)
+            return k
+        return key(a), key(b)
+    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
+    key = None
+    for c in cols:
+        codes, uniq = pd.factorize(c)
+        codes = codes.astype(np.int64)
+        if key is None:
+            key = codes
+        else:  # combine, re-factorizing first when the product would not fit in int64
+            if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
+                key = pd.factorize(key)[0].astype(np.int64)
+            key = key * max(len(uniq), 1) + codes
     return key[:a[0].size], key[a[0].size:]
 
 
 def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     """A code per launch row for its (rank, pid, tid), and the distinct threads (rank, pid, tid),
     one row per code."""
-    cols = [launches[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")]
-    key, _ = _pack(cols, [c[:0] for c in cols])
-    codes, _ = pd.factorize(key)
-    codes = codes.astype(np.int64)
-    first = np.zeros(codes.max(initial=-1) + 1, np.int64)
-    first[codes[::-1]] = np.arange(codes.size)[::-1]
-    threads = pd.DataFrame({c: v[first] for c, v in zip(("rank", "pid", "tid"), cols)})
+    cols = [launches[c].to_numpy() for c in ("rank", "pid", "tid")]
+    if len(launches) and all(c.min() == c.max() for c in cols):  # one launching thread (the usual case)
+        codes, first = np.zeros(len(launches), np.int64), np.zeros(1, np.int64)
+    else:
+        cols = [np.asarray(c, np.int64) for c in cols]
+        key, _ = _pack(cols, [c[:0] for c in cols])
+        codes = pd.factorize(key)[0].astype(np.int64)
+        # codes number threads in order of appearance: a thread's first row is the first code
+        # above all codes before it
+        first = np.flatnonzero(codes > np.maximum.accumulate(np.r_[np.int64(-1), codes[:-1]]))
+    threads = pd.DataFrame({c: v[first].astype(np.int64) for c, v in zip(("rank", "pid", "tid"), cols)})
     return codes, threads
 
 
 def _main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: int) -> np.ndarray:
-    """Per step, the thread that launched most of its ops (-1: none has a launch call)."""
+    """Per step, the thread that launched most of its ops (-1: none has a launch call); ties go to
+    the lower thread code."""
     out = np.full(nsteps, -1, np.int64)
     m = lr >= 0
     if not m.any():
         return out
-    df = pd.DataFrame({"step": step[m], "t": tcode[lr[m]]})
-    c = df.groupby(["step", "t"]).size().reset_index(name="n")
-    c = c.sort_values(["step", "n", "t"], ascending=[True, False, True]).drop_duplicates("step")
-    out[c["step"].to_numpy()] = c["t"].to_numpy()
+    st, t = step[m], tcode[lr[m]]
+    nt = int(t.max()) + 1
+    if nsteps * nt <= 4 * st.size + (1 << 20):  # a dense (step, thread) count table fits
+        n = np.bincount(st * nt + t, minlength=nsteps * nt).reshape(nsteps, nt)
+        has = n.any(axis=1)
+        out[has] = n[has].argmax(axis=1)  # the first maximum: the lowest code
+        return out
+    key, n = np.unique(st * nt + t, return_counts=True)
+    o = np.lexsort((key % nt, -n, key // nt))
+    key = key[o]
+    head = np.r_[True, key[1:] // nt != key[:-1] // nt]
+    out[key[head] // nt] = key[head] % nt
     return out
 
 
 def _sync_calls(launches: pd.DataFrame, ops: pd.DataFrame, lrow: np.ndarray, rules: IdleRules) -> np.ndarray:
-    """Code per launch row: 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
+    """Code per launch row (int8): 0 not synchronizing, _CALL synchronizing by name, _CALL_BLOCKING an
     asynchronous copy call still running halfway through its copy (it waited for the copy)."""
-    out = np.zeros(len(launches), np.int64)
     if not len(launches):
-        return out
+        return np.zeros(0, np.int8)
     cat = pd.Categorical(launches["name"])
-    names = pd.Series(cat.categories.astype(str))
-    by_name = np.zeros(len(names), bool)
-    for p in rules.sync_calls:
-        by_name |= names.str.contains(p, regex=True).to_numpy(bool)
+    names = [str(n) for n in cat.categories]
+    by_name = [i for i, n in enumerate(names) if any(p.search(n) for p in rules.sync_calls)]
     codes = cat.codes
-    out[(codes >= 0) & by_name[np.maximum(codes, 0)]] = _CALL
-    is_copy = names.str.contains(rules.memcpy_calls).to_numpy(bool)
+    # a comparison per synchronizing name: a lookup by (int8) code would cast millions of codes
+    out = np.where(np.isin(codes, by_name), np.int8(_CALL), np.int8(0))
+    is_copy = np.array([rules.memcpy_calls.search(n) is not None for n in names], bool)
     m = (ops["kind"] == "memop").to_numpy() & (lrow >= 0)
     if m.any():
         r = lrow[m]
@@ -298,8 +337,12 @@ class _Context:
         self.l_end = launches["end_ns"].to_numpy(np.int64)
         self.l_name = pd.Categorical(launches["name"])
         self.sync = sync
-        order = np.argsort(tcode, kind="stable")
-        self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
+        if len(threads) == 1:
+            self.l_by_thread = [np.arange(tcode.size)]
+        else:
+            order = np.argsort(tcode, kind="stable")
+            self.l_by_thread = np.split(order, np.flatnonzero(np.diff(tcode[order])) + 1) if order.size else []
+        self._calls: dict[int, tuple[np.ndarray, ...]] = {}
         self.threads = threads
         self.table = table
         self.cpu_ops = cpu_ops
@@ -326,11 +369,11 @@ class _Context:
             return out
         cols = ("rank", "pid", "tid")
         tk, rk = _pack([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
+        if tk.size == 1:  # one launching thread
+            return np.where(rk == tk[0], 0, -1)
         order = np.argsort(tk)
         pos = np.minimum(np.searchsorted(tk[order], rk), tk.size - 1)
-        hit = tk[order][pos] == rk
-        out[hit] = order[pos[hit]]
-        return out
+        return np.where(tk[order][pos] == rk, order[pos], -1)
 
     def _steps_of_rank(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
         t = self.table[self.table["rank"].to_numpy() == rank]
@@ -342,24 +385,39 @@ class _Context:
         suffix_min = np.minimum.accumulate(e[::-1])[::-1] if e.size else e
         return s, suffix_min
 
+    def calls(self, t: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Thread t's API calls sorted by start (ties in row order): launch rows, starts, ends and
+        sync codes (ns)."""
+        if t not in self._calls:
+            rows = self.l_by_thread[t]
+            if rows.size == self.l_start.size:  # the only thread: all rows, in order (no gathers)
+                cs, ce, sy = self.l_start, self.l_end, self.sync
+            else:
+                cs, ce, sy = self.l_start[rows], self.l_end[rows], self.sync[rows]
+            if (cs[1:] < cs[:-1]).any():  # launches are usually sorted by start already
+                o = np.argsort(cs, kind="stable")
+                rows, cs, ce, sy = rows[o], cs[o], ce[o], sy[o]
+            self._calls[t] = rows, cs, ce, sy
+        return self._calls[t]
+
     def pieces(self, t: int, qa: np.ndarray, qb: np.ndarray):
         """Split the windows [qa, qb) by thread t's state: (window index, cause, label, ns) per piece."""
         rules = self.rules
-        rows = self.l_by_thread[t]
-        cs, ce = self.l_start[rows], self.l_end[rows]
-        sy = self.sync[rows]
+        rows, cs, ce, sy = self.calls(t)
+        ss = cs  # all its call starts
         rank = int(self.threads["rank"].iloc[t])
-        first_call, last_end = int(cs.min()), int(ce.max())
-        ss = np.sort(cs)
-        near = _near_windows(cs, ce, ss, qa, qb)
+        first_call, last_end = int(cs[0]), int(ce.max())
+        near = _near_windows(cs, ce, qa, qb)
         if near is not None:  # the sweep needs only the calls around the windows
+            near = np.flatnonzero(near)
             rows, cs, ce, sy = rows[near], cs[near], ce[near], sy[near]
         # torch ops on this thread that make API calls: the launch path
         crow = np.flatnonzero(self.c_thread == t)
         cos, coe = (self.cpu_ops["start_ns"].to_numpy(np.int64)[crow], self.cpu_ops["end_ns"].to_numpy(np.int64)[crow])
         src = self.c_src[crow]
-        lp = (src == _CPU) & (np.searchsorted(ss, coe, "left") > np.searchsorted(ss, cos, "left"))
-        lps, lpe = np.sort(cos[lp]), np.sort(coe[lp])
+        j = np.minimum(_search_many(ss, cos), ss.size - 1)  # the first call starting at or after
+        lp = (src == _CPU) & (ss[j] >= cos) & (ss[j] < coe)
+        lps, lpe = _merged(cos[lp], coe[lp])  # (only whether one is open matters)
         lo = min(int(qa.min()), int(cs.min()))
         hi = max(int(qb.max()), int(ce.max()))
         acs, ace = self._activity(t, rank, crow, cos, coe, first_call, last_end)
@@ -367,12 +425,16 @@ class _Context:
         # names: candidates on this thread that overlap host time
         hs, he = pts1[:-1][state1 == HOST], pts1[1:][state1 == HOST]
         cand = self._candidates(t, rank, crow, cos, coe, src, hs, he)
-        pts = pts1
-        if cand[0].size:
+        pts, state = pts1, state1
+        if cand[0].size:  # cut the segments where candidates start or end
             extra = np.concatenate([cand[0], cand[1]])
-            pts = sorted_unique(np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]]))
+            allp = np.concatenate([pts1, extra[(extra > pts1[0]) & (extra < pts1[-1])]])
+            o = np.argsort(allp, kind="stable")  # a point of pts1 first among equal points
+            seg = np.cumsum(o < pts1.size) - 1  # the segment of pts1 holding each point
+            allp = allp[o]
+            new = np.r_[True, allp[1:] != allp[:-1]]
+            pts, state = allp[new], state1[seg[new][:-1]]
         left = pts[:-1]
-        state = state1[np.searchsorted(pts1, left, "right") - 1]
         label = np.full(left.size, _NONE << 40, np.int64)
         h = state == HOST
         if h.any() and cand[0].size:
@@ -405,44 +467,46 @@ class _Context:
         rrow = np.flatnonzero(self.r_thread == t)
         s = np.concatenate([cos, self.ranges["start_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
         e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
-        keep = ((s < first_call) | (e > last_call_end)) & ~self._contains_step(rank, s, e)
-        s, e = s[keep], e[keep]
-        if not s.size:
-            return s, e
-        o = np.argsort(s, kind="stable")
-        s, e = s[o], np.maximum.accumulate(e[o])
-        new = np.r_[True, s[1:] > e[:-1]]
-        first = np.flatnonzero(new)
-        return s[first], e[np.r_[first[1:] - 1, s.size - 1]]
+        keep = np.flatnonzero((s < first_call) | (e > last_call_end))
+        keep = keep[~self._contains_step(rank, s[keep], e[keep])]
+        return _merged(s[keep], e[keep])
 
     def _candidates(self, t, rank, crow, cos, coe, src, hs, he):
         """Name candidates on thread t overlapping host segments [hs, he): starts, ends, depth,
         class (0 range, 1 Python frame, 2 CPU op / OS call, 3 Python frame of skip_frames, 4 CPU sample) and
         packed label code."""
+        if not hs.size:
+            return (np.zeros(0, np.int64),) * 5
+
+        def on_host(s, e):  # which of the intervals [s, e) overlap host time
+            k = _search_many(he, s, "right")
+            return np.flatnonzero((k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e))
+
         parts = []
         if crow.size:
-            dep = self.cpu_ops["depth"].to_numpy(np.int64)[crow]
             codes = self.c_name.codes[crow].astype(np.int64)
+            i = on_host(cos, coe)
+            i = i[codes[i] >= 0]
+            codes, src = codes[i], src[i]
             py = src == _PY
-            skip = py & self.c_skip[np.maximum(codes, 0)]
-            keep = codes >= 0
+            skip = py & self.c_skip[codes]
             # skipped frames, then CPU samples (nsys --sample): names of last resort
             cls = np.where(skip, 3, np.where(py, 1, np.where(src == _SAMPLE, 4, 2)))
-            parts.append((cos[keep], coe[keep], dep[keep], cls[keep], (src[keep] << 40) | codes[keep]))
+            parts.append((cos[i], coe[i], self.cpu_ops["depth"].to_numpy(np.int64)[crow[i]], cls, (src << 40) | codes))
         rrow = np.flatnonzero(self.r_thread == t)
         if rrow.size:
             r = self.ranges
             rs, re_ = r["start_ns"].to_numpy(np.int64)[rrow], r["end_ns"].to_numpy(np.int64)[rrow]
+            i = on_host(rs, re_)
+            rrow = rrow[i]
             codes = self.r_name.codes[rrow].astype(np.int64)
-            parts.append((rs, re_, r["depth"].to_numpy(np.int64)[rrow], np.zeros(rrow.size, np.int64),
+            parts.append((rs[i], re_[i], r["depth"].to_numpy(np.int64)[rrow], np.zeros(rrow.size, np.int64),
                           (np.int64(_RANGE) << 40) | codes))
-        if not parts or not hs.size:
+        if not parts:
             return (np.zeros(0, np.int64),) * 5
         s, e, d, c, code = (np.concatenate(x) for x in zip(*parts))
-        # only those overlapping host time, and not containing a whole step
-        k = np.searchsorted(he, s, "right")
-        ov = (k < he.size) & (hs[np.minimum(k, hs.size - 1)] < e) & ~self._contains_step(rank, s, e)
-        return s[ov], e[ov], d[ov], c[ov], code[ov]
+        keep = ~self._contains_step(rank, s, e)  # (not those containing a whole step)
+        return s[keep], e[keep], d[keep], c[keep], code[keep]
 
     def _sync_unions(self, rows, cs, ce, sy):
         """The thread's synchronizing calls merged where they overlap: starts, ends and the
@@ -464,11 +528,10 @@ class _Context:
     def sync_pieces(self, t: int, a: np.ndarray, b: np.ndarray):
         """Where the windows [a, b) (sorted by a) lie inside thread t's synchronizing calls:
         (window index, label, ns) per piece."""
-        rows = self.l_by_thread[t]
-        sy = self.sync[rows]
+        rows, cs, ce, sy = self.calls(t)
         if not (sy > 0).any() or not a.size:
             return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        us, ue, lab = self._sync_unions(rows, self.l_start[rows], self.l_end[rows], sy)
+        us, ue, lab = self._sync_unions(rows, cs, ce, sy)
         k0 = np.searchsorted(ue, a, "right")  # first union ending after a
         k1 = np.searchsorted(us, b, "left")   # unions starting before b
         n = np.maximum(k1 - k0, 0)
@@ -504,25 +567,52 @@ NEAR_MIN_CALLS_PER_WINDOW = 4
 NEAR_MAX_KEEP = 0.8
 
 
-def _near_windows(cs: np.ndarray, ce: np.ndarray, ss: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
-    """The calls [cs, ce) a sweep over the windows [qa, qb) needs (None: all, when that is most):
-    those touching a window, and around each merged window the call ending last before it and the
-    one starting first after it (what bounds the stretch with no call). ss: cs sorted.
-    The rest of a thread's calls change nothing inside the windows."""
+def _merged(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of the intervals [s, e) as disjoint intervals, sorted (ns)."""
+    if not s.size:
+        return s, e
+    o = np.argsort(s, kind="stable")
+    s, e = s[o], np.maximum.accumulate(e[o])
+    first = np.flatnonzero(np.r_[True, s[1:] > e[:-1]])
+    return s[first], e[np.r_[first[1:] - 1, s.size - 1]]
+
+
+def _search_many(a: np.ndarray, v: np.ndarray, side: str = "left") -> np.ndarray:
+    """np.searchsorted(a, v, side) (a sorted); when v is sorted and longer, by placing each value
+    of a among v and counting: fewer binary searches."""
+    if v.size <= a.size or (v[1:] < v[:-1]).any():
+        return np.searchsorted(a, v, side)
+    other = "right" if side == "left" else "left"
+    return np.cumsum(np.bincount(np.searchsorted(v, a, other), minlength=v.size + 1))[:v.size]
+
+
+def _near_windows(cs: np.ndarray, ce: np.ndarray, qa: np.ndarray, qb: np.ndarray) -> np.ndarray | None:
+    """The calls [cs, ce) (sorted by cs) a sweep over the windows [qa, qb) needs (None:
+    all, when that is most): those touching a window, and around each merged window the call
+    ending last before it and the one starting first after it (what bounds the stretch with no
+    call). The rest of a thread's calls change nothing inside the windows."""
     if cs.size < NEAR_MIN_CALLS_PER_WINDOW * qa.size or not qa.size:
         return None
-    o = np.argsort(qa, kind="stable")
-    a, b = qa[o], np.maximum.accumulate(qb[o])
-    new = np.r_[True, a[1:] > b[:-1]]
-    us, ue = a[new], b[np.r_[np.flatnonzero(new)[1:] - 1, a.size - 1]]  # disjoint unions
-    k = np.minimum(np.searchsorted(ue, cs, "left"), ue.size - 1)  # first union ending at or after cs
-    keep = (ue[k] >= cs) & (us[k] <= ce)
-    oe = np.argsort(ce, kind="stable")
-    before = np.searchsorted(ce[oe], us, "right") - 1
-    keep[oe[before[before >= 0]]] = True
-    os_ = np.argsort(cs, kind="stable")
-    after = np.searchsorted(ss, ue, "left")
-    keep[os_[after[after < cs.size]]] = True
+    us, ue = _merged(qa, qb)
+    # the calls starting in (ue[j-1], ue[j]] are those whose first union ending at or after their
+    # start is j: they touch it when they end at or after its start (searching the few union
+    # ends among the calls, not every call among the unions)
+    p = np.searchsorted(cs, ue, "right")
+    keep = np.zeros(cs.size, bool)
+    keep[:p[-1]] = ce[:p[-1]] >= np.repeat(us, np.diff(p, prepend=0))
+    if (ce[1:] >= ce[:-1]).all():  # calls that do not nest end in start order too
+        before = np.searchsorted(ce, us, "right") - 1
+    else:
+        oe = np.argsort(ce, kind="stable")
+        before = np.searchsorted(ce[oe], us, "right") - 1
+        before = np.where(before >= 0, oe[np.maximum(before, 0)], -1)
+    keep[before[before >= 0]] = True
+    # the first call starting at or after each union's end: at p, or before it where calls start
+    # exactly there
+    after = p.copy()
+    tie = np.flatnonzero((p > 0) & (cs[np.maximum(p - 1, 0)] == ue))
+    after[tie] = np.searchsorted(cs, ue[tie], "left")
+    keep[after[after < cs.size]] = True
     return keep if keep.sum() < NEAR_MAX_KEEP * cs.size else None
 
 
@@ -543,32 +633,27 @@ def _sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> t
     times = np.concatenate([cs, ce, lps, lpe, [lo, hi], acs, ace])
     o = np.argsort(times, kind="stable")
     t, kind = times[o], kind[o]  # the only two gathers; everything else runs in time order
-    change = np.flatnonzero(t[1:] != t[:-1])
-    last = np.append(change, t.size - 1)  # the last event at each distinct time
-    first = np.insert(change + 1, 0, 0)
-    pts = t[last]
-    last = last[:-1]  # segments [pts[i], pts[i+1]) are read at the last event of pts[i]
-    # open calls, sync calls, launch-path ops and activity on [pts[i], pts[i+1]): one running sum
-    # of the four counts packed in 15-bit fields (each count stays >= 0 and far below 2^15 for
+    change = np.flatnonzero(t[1:] != t[:-1])  # the last event at each distinct time but the last
+    pts = np.append(t[change], t[-1])
+    # segments [pts[i], pts[i+1]) are read at the last event of pts[i], change[i]: there the
+    # running sums hold every event at or before pts[i]
+    # open calls and launch-path ops, sync calls, and activity on each segment: one running sum of
+    # the three counts packed in 15-bit fields (each count stays >= 0 and far below 2^15 for
     # nested calls and ops, so the fields decode exactly)
     f = 15
-    lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1 << 2 * f, -(1 << 2 * f), 0, 1 << 3 * f, -(1 << 3 * f)],
-                   np.int64)
-    packed = np.cumsum(lut[kind])[last]
+    lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1, -1, 0, 1 << 2 * f, -(1 << 2 * f)], np.int64)
+    packed = np.cumsum(lut[kind])[change]
     mask = (1 << f) - 1
-    n_call, n_sync, n_lp, n_act = packed & mask, (packed >> f) & mask, (packed >> 2 * f) & mask, packed >> 3 * f
+    busy, in_sync, active = (packed & mask) > 0, (packed & (mask << f)) > 0, packed >= 1 << 2 * f
     lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
     # the end of the last call that ended at or before each point, the start of the first call
     # starting at or after the next point: the stretch with no call around a segment
-    is_end = (kind == 2) | (kind == 3)
-    prev_end = np.maximum.accumulate(np.where(is_end, t, lowest))[last]
-    is_start = kind <= 1
-    next_start = np.minimum.accumulate(np.where(is_start, t, highest)[::-1])[::-1][first[1:]]
+    prev_end = np.maximum.accumulate(np.where((kind == 2) | (kind == 3), t, lowest))[change]
+    next_start = np.minimum.accumulate(np.where(kind <= 1, t, highest)[::-1])[::-1][change + 1]
     bounded = (prev_end > lowest) & (next_start < highest)
-    stretch = np.where(bounded, next_start - np.where(bounded, prev_end, 0), 0)
-    state = np.where(bounded, np.where(stretch < gap_ns, LAUNCH, HOST), np.where(n_act > 0, HOST, UNEXPLAINED))
-    state = np.where((n_lp > 0) | (n_call > 0), LAUNCH, state)
-    return pts, np.where(n_sync > 0, SYNC, state).astype(np.int64)
+    short = next_start - prev_end < gap_ns  # (wraps where not bounded: not read there)
+    state = np.where(bounded, np.where(short, LAUNCH, HOST), np.where(active, HOST, UNEXPLAINED))
+    return pts, np.where(in_sync, SYNC, np.where(busy, LAUNCH, state)).astype(np.int64)
 
 
 def _innermost_by_class(x, s, e, depth, cls, code) -> np.ndarray:
@@ -603,25 +688,28 @@ def _labels(parts, table: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
     keep = ns > 0
     if not keep.any():
         return pd.DataFrame(columns=LABEL_COLUMNS)
-    df = pd.DataFrame({"row": step[keep], "cause": cause[keep], "label": label[keep], "ns": ns[keep]})
-    g = df.groupby(["row", "cause", "label"], sort=False)["ns"].sum().reset_index()
-    g = g.sort_values(["row", "cause", "ns", "label"], ascending=[True, True, False, True], kind="stable")
-    g["pos"] = g.groupby(["row", "cause"]).cumcount()
-    top = g[g["pos"] < TOP_LABELS]
-    rest = g[g["pos"] >= TOP_LABELS].groupby(["row", "cause"])["ns"].sum().reset_index()
-    what, source = ctx.label_text(top["label"].to_numpy(np.int64))
-    out = pd.DataFrame({"row": top["row"].to_numpy(), "cause": top["cause"].to_numpy(),
-                        "source": source, "what": what, "ns": top["ns"].to_numpy(np.int64)})
-    if len(rest):
-        out = pd.concat([out, pd.DataFrame({"row": rest["row"].to_numpy(), "cause": rest["cause"].to_numpy(),
-                                            "source": "none", "what": OTHER,
-                                            "ns": rest["ns"].to_numpy(np.int64)})], ignore_index=True)
-    rows = out["row"].to_numpy()
+    # (a few hundred rows: numpy, not a pandas groupby, which costs more than the work)
+    row, cause, label, ns = step[keep], cause[keep], label[keep], ns[keep]
+    o = np.lexsort((label, cause, row))
+    row, cause, label, ns = row[o], cause[o], label[o], ns[o]
+    first = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (cause[1:] != cause[:-1]) | (label[1:] != label[:-1])])
+    row, cause, label, ns = row[first], cause[first], label[first], np.add.reduceat(ns, first)
+    # per step and cause, the largest first (ties by label)
+    o = np.lexsort((label, -ns, cause, row))
+    row, cause, label, ns = row[o], cause[o], label[o], ns[o]
+    head = np.flatnonzero(np.r_[True, (row[1:] != row[:-1]) | (cause[1:] != cause[:-1])])
+    pos = np.arange(row.size) - np.repeat(head, np.diff(np.r_[head, row.size]))
+    top = pos < TOP_LABELS
+    what, source = ctx.label_text(label[top])
+    rest = np.flatnonzero(pos == TOP_LABELS)  # the first of each rest, the rest following in order
+    rest_ns = np.add.reduceat(ns[~top], np.flatnonzero(pos[~top] == TOP_LABELS)) if rest.size else ns[:0]
+    rows = np.r_[row[top], row[rest]]
     return pd.DataFrame({"rank": table["rank"].to_numpy()[rows], "step": table["index"].to_numpy()[rows]
                          if "index" in table else rows,
-                         "cause": np.asarray(CAUSES, dtype=object)[out["cause"].to_numpy()],
-                         "source": out["source"].to_numpy(), "what": out["what"].to_numpy(),
-                         "ns": out["ns"].to_numpy(np.int64)})[LABEL_COLUMNS]
+                         "cause": np.asarray(CAUSES, dtype=object)[np.r_[cause[top], cause[rest]]],
+                         "source": np.array(source + ["none"] * rest.size, dtype=object),
+                         "what": np.array(what + [OTHER] * rest.size, dtype=object),
+                         "ns": np.r_[ns[top], rest_ns]})[LABEL_COLUMNS]
 
 
 # --- summaries and bounds -------------------------------------------------------------------------
