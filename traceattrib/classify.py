@@ -267,16 +267,32 @@ def _column(df: pd.DataFrame, col: str) -> pd.Series:
     return s.astype(object).where(s.notna(), "")
 
 
+def _codes(s: pd.Series) -> tuple[np.ndarray, int]:
+    """(code per row, number of codes) with equal texts equal codes, NaN counted as ""."""
+    if isinstance(s.dtype, pd.CategoricalDtype):
+        # the categorical's own codes: no text per row is made or hashed
+        cats = s.cat.categories
+        codes = s.cat.codes.to_numpy().astype(np.int64)
+        blank = cats.get_loc("") if "" in cats else len(cats)
+        return np.where(codes < 0, blank, codes), len(cats) + 1
+    codes, uniq = pd.factorize(s.astype(object).where(s.notna(), ""), use_na_sentinel=False)
+    return codes, max(len(uniq), 1)
+
+
 def _distinct(df: pd.DataFrame, cols: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
-    """(row -> distinct index, distinct evidence table with string columns `cols`)."""
-    key = np.zeros(len(df), dtype=np.int64)
+    """(row -> distinct index, distinct evidence table with string columns `cols`); distinct rows
+    numbered in order of first appearance."""
+    n = len(df)
+    key = np.zeros(n, dtype=np.int64)
     for c in cols:
-        codes, _ = pd.factorize(_column(df, c), use_na_sentinel=False)
-        n = int(codes.max()) + 1 if len(codes) else 1
-        key, _ = pd.factorize(key * n + codes)
-    first = np.unique(key, return_index=True)[1] if len(key) else np.zeros(0, np.int64)
-    uniq = pd.DataFrame({c: _column(df, c).take(first).astype(str).to_numpy() for c in cols})
-    # np.unique sorts by key value, and factorize numbers keys in first-appearance order: same order
+        if c in df.columns:  # an absent column is "" everywhere: it splits nothing
+            codes, k = _codes(df[c])
+            key, _ = pd.factorize(key * k + codes)
+    # keys count up in order of first appearance: a row whose key exceeds every earlier one is a first
+    seen = np.maximum.accumulate(key)
+    first = np.flatnonzero(np.concatenate([[n > 0], key[1:] > seen[:-1]])) if n else np.zeros(0, np.int64)
+    uniq = pd.DataFrame({c: _column(df, c).take(first).astype(str).to_numpy() if c in df.columns
+                         else np.full(first.size, "", dtype=object) for c in cols})
     return key, uniq
 
 
