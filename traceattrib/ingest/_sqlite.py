@@ -33,14 +33,17 @@ FETCH_ROWS = 1 << 16  # rows per fetchmany in the sqlite3 engine
 
 
 def _adbc():
-    """The ADBC SQLite DB-API module, or None when not installed or disabled."""
+    """ADBC's SQLite driver and driver manager (low-level API: the DB-API module would import
+    pyarrow.dataset and with it pandas, 0.3 s before a read could start), or None when not
+    installed or disabled."""
     if os.environ.get("TRACEATTRIB_SQLITE_ENGINE", "").lower() == "sqlite3":
         return None
     try:
-        import adbc_driver_sqlite.dbapi as dbapi
+        import adbc_driver_manager
+        import adbc_driver_sqlite
     except ImportError:
         return None
-    return dbapi
+    return adbc_driver_sqlite, adbc_driver_manager
 
 
 def _uri(path: str) -> str:
@@ -180,8 +183,8 @@ class SqliteSource:
         cond = f" where {where}" if where else ""
         order = " order by rowid" if with_rowid else ""
         pending = Pending(self, table, names, set(text), set(either))
-        dbapi = _adbc()
-        if dbapi is None:
+        adbc = _adbc()
+        if adbc is None:
             pending.sql = base + cond + order
             return pending
         ranges = [None]
@@ -201,7 +204,7 @@ class SqliteSource:
             else:
                 rc = f"rowid >= {r[0]} and rowid < {r[1]}"
                 sql = base + f" where {rc}" + (f" and ({where})" if where else "") + order
-            pending.parts.append(pool.submit(self._adbc_query, dbapi, sql))
+            pending.parts.append(pool.submit(self._adbc_query, adbc, sql))
         pending.sql = base + cond + order
         return pending
 
@@ -214,29 +217,36 @@ class SqliteSource:
             self._pool = ThreadPoolExecutor(max_workers=self._workers(), thread_name_prefix="traceattrib-sqlite")
         return self._pool
 
-    def _adbc_con(self, dbapi):
+    def _adbc_con(self, adbc):
+        """This thread's ADBC connection to the file (opened on first use)."""
         con = getattr(self._local, "con", None)
         if con is None:
-            con = dbapi.connect(self.uri)
+            driver, manager = adbc
+            db = driver.connect(self.uri)
+            try:
+                con = manager.AdbcConnection(db)
+            except BaseException:
+                db.close()
+                raise
             self._local.con = con
             with self._lock:
-                self._conns.append(con)
+                self._conns += [con, db]  # closed in this order
         return con
 
-    def _adbc_query(self, dbapi, sql: str) -> list:
-        con = self._adbc_con(dbapi)
-        cur = con.cursor()
+    def _adbc_query(self, adbc, sql: str) -> list:
+        stmt = adbc[1].AdbcStatement(self._adbc_con(adbc))
         try:
-            cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": "16384"})
-            cur.execute(sql)
-            return _to_parts(cur.fetch_arrow_table())
+            stmt.set_options(**{"adbc.sqlite.query.batch_rows": "16384"})
+            stmt.set_sql_query(sql)
+            stream, _ = stmt.execute_query()
+            return _to_parts(pa.RecordBatchReader.from_stream(stream).read_all())
         except Exception as e:  # noqa: BLE001 - ADBC raises OSError or its own Error classes
             if "Type mismatch" in str(e):
                 raise _TypeMismatch(str(e)) from None
             raise
         finally:
             try:
-                cur.close()
+                stmt.close()
             except Exception:  # noqa: BLE001
                 pass
 
