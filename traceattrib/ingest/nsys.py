@@ -46,6 +46,8 @@ from .nsys_tables import (
     OSRT_TABLE,
     RUNTIME_TABLE,
     SAMPLE_TABLE,
+    STRINGS_COLS,
+    STRINGS_TABLE,
     Started,
     columns,
     start,
@@ -68,8 +70,9 @@ INT32_MAX = (1 << 31) - 1
 class _Reader:
     """One export being read: its source, its string table, and the warnings collected."""
 
-    def __init__(self, src: SqliteSource):
+    def __init__(self, src: SqliteSource, started: dict | None = None):
         self.src = src
+        self.started = started or {}  # reads already begun, by table (nsys_tables.start)
         self.path = src.path
         self.warnings: list[str] = []
         self._strings: tuple[np.ndarray, pa.Array] | None = None
@@ -134,10 +137,11 @@ class _Reader:
     def strings(self) -> tuple[np.ndarray, pa.Array]:
         """StringIds as (sorted ids, their texts)."""
         if self._strings is None:
-            if not self.src.has("StringIds"):
+            if not self.src.has(STRINGS_TABLE):
                 self._strings = (np.empty(0, np.int64), pa.array([], pa.string()))
             else:
-                p = self.src.fetch("StringIds", self.columns("StringIds", (["id", "value"], [])), text=("value",))
+                p = self.started.get(STRINGS_TABLE) or \
+                    self.src.fetch(STRINGS_TABLE, self.columns(STRINGS_TABLE, STRINGS_COLS), text=("value",))
                 c = p.result()
                 if p.bad_utf8:
                     self.warnings.append(f"StringIds: {p.bad_utf8:,} strings are not valid UTF-8 "
@@ -194,6 +198,11 @@ def _unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return uniq, inv.reshape(-1)
 
 
+def _distinct_ints(v: np.ndarray) -> np.ndarray:
+    """Distinct values of an int64 array; one comparison when all are equal (one process: usual)."""
+    return v[:1] if (v == v[0]).all() else np.unique(v)
+
+
 def _pid(global_id: np.ndarray) -> np.ndarray:
     # globalPid / globalTid = (vmId << 48) | (pid << 24) | tid
     return (global_id.astype(np.int64) >> 24) & 0xFFFFFF
@@ -228,7 +237,7 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
     opened = started or start(path, require_gpu)
     src, pend = opened.src, opened.pending
     try:
-        r = _Reader(src)
+        r = _Reader(src, pend)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
         r.strings()
@@ -563,11 +572,14 @@ def _meta(r: _Reader, kernels: pd.DataFrame) -> dict:
 
 def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:
     """nsys does not know ranks: each process that ran GPU work is taken as one rank, in pid order."""
-    pids = sorted({int(p) for t in tables[:2] for p in t["pid"].unique()}) if any(len(t) for t in tables[:2]) else []
-    rank_of = {p: i for i, p in enumerate(pids)}
+    pids = sorted({int(p) for t in tables[:2] if len(t) for p in _distinct_ints(t["pid"].to_numpy())})
+    known = np.array(pids, np.int64)
     for t in tables:
         if len(t):
-            t["rank"] = t["pid"].map(rank_of).fillna(-1).astype(np.int32).to_numpy()
+            pid = t["pid"].to_numpy()
+            pos = np.minimum(np.searchsorted(known, pid), max(known.size - 1, 0))
+            hit = known[pos] == pid if known.size else np.zeros(pid.size, bool)
+            t["rank"] = np.where(hit, pos, -1).astype(np.int32)
     meta["ranks"] = list(range(len(pids)))
     meta["world_size"] = len(pids) if pids else None
     meta["rank_pids"] = pids

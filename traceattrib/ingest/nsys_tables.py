@@ -36,6 +36,8 @@ GRAPH_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalP
 OSRT_COLS = (["start", "end", "globalTid", "nameId"], [])
 SAMPLE_COLS = (["id", "start", "globalTid"], [])
 CALLCHAIN_COLS = (["id", "symbol", "module", "stackDepth"], [])
+STRINGS_TABLE = "StringIds"
+STRINGS_COLS = (["id", "value"], [])
 
 # what is read at the start, in the order the reader consumes it: (table, columns, name columns)
 BULK_TABLES = ((KERNEL_TABLE, KERNEL_COLS, KERNEL_NAMES), (MEMCPY_TABLE, MEMCPY_COLS, None),
@@ -96,13 +98,18 @@ def start(path: str, require_gpu: bool = True) -> Started:
             what = "CUDA API calls but no GPU activity" if src.has(RUNTIME_TABLE) else "no CUDA activity"
             raise TraceError(f"{path}: Nsight Systems export with {what}; "
                              "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
-        pending = {}
+        reads = []
         for table, spec, names in BULK_TABLES:
             if not src.has(table):
                 continue
             if table in OPTIONAL_EVIDENCE and not set(spec[0]) <= set(src.columns(table)):
                 continue  # optional evidence: a table of another shape is left out
-            pending[table] = src.fetch(table, columns(src, table, spec, names), either=tuple(names or ()))
+            reads.append((table, columns(src, table, spec, names), {"either": tuple(names or ())}))
+        if src.has(STRINGS_TABLE):
+            # first in the queue: the names are needed to build the first table, which can then be
+            # built while the later tables load
+            reads.insert(0, (STRINGS_TABLE, columns(src, STRINGS_TABLE, STRINGS_COLS), {"text": ("value",)}))
+        pending = {table: src.fetch(table, cols, **kw) for table, cols, kw in reads}
     except BaseException:
         src.close()
         raise
