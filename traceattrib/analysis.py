@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -181,21 +182,25 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         if steps_regex and "matches no range name" in str(e):
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
-    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
-    bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
-    kstep = _op_step(st, "kernel", len(trace.kernels))
-    # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
-    # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
-    bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
-    # idle causes (idle.py): per-step columns of the steps table, labels of host/sync idle
-    ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+    # idle causes (idle.py) need only the steps: found in a second thread while this one
+    # attributes (both are mostly numpy, which releases the GIL: 0.25-0.3 s less on 1M kernels)
+    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-idle") as pool:
+        idle_causes = pool.submit(idle.explain, st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+        codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+        bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
+        kstep = _op_step(st, "kernel", len(trace.kernels))
+        # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
+        # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
+        bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
+        totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
+        ic = idle_causes.result()  # per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
-                     instances=inst, kernel_totals=kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps),
+                     instances=inst, kernel_totals=totals,
                      buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
                      has_launches=bool(len(trace.launches)))  # idle notes: from the merged totals
     if keep_ops:
@@ -256,22 +261,43 @@ def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool
 def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, step_tab: pd.DataFrame) -> pd.DataFrame:
     """Kernel time (sum of durations, ns) and launch count inside steps, per (step kind, warm-up
     flag, bucket, kernel name): what the top-kernels lines need, one row per distinct name."""
-    m = kstep >= 0
+    names = pd.Categorical(kernels["name"])
+    m = (kstep >= 0) & (names.codes >= 0)  # a kernel without a name is in no group (as groupby drops NaN)
     if not m.any():
         return pd.DataFrame(columns=KERNEL_TOTAL_COLUMNS)
     row = kstep[m]
     kind_code, kinds = pd.factorize(step_tab["kind"])
-    names = pd.Categorical(kernels["name"])
-    df = pd.DataFrame({"k": kind_code[row], "w": step_tab["warmup"].to_numpy(bool)[row],
-                       "b": pd.Categorical(bucket).codes[m], "n": names.codes[m],
-                       "d": (kernels["end_ns"].to_numpy(np.int64) - kernels["start_ns"].to_numpy(np.int64))[m]})
-    g = df.groupby(["k", "w", "b", "n"], sort=True)["d"].agg(["sum", "size"]).reset_index()
-    cats = pd.Categorical(bucket).categories
+    buckets = pd.Categorical(bucket)
+    cats = buckets.categories
+    # one int64 key per row, ordered as (kind, warm-up, bucket, name): a sort and run sums
+    # replace a four-column groupby
+    nb, nn = len(cats), len(names.categories)
+    key = ((kind_code[row].astype(np.int64) * 2 + step_tab["warmup"].to_numpy(bool)[row]) * nb
+           + buckets.codes[m]) * nn + names.codes[m]
+    dur = (kernels["end_ns"].to_numpy(np.int64) - kernels["start_ns"].to_numpy(np.int64))[m]
+    group, uniq = pd.factorize(key)  # hashing: a sort of a million keys costs 5x more
+    total, count = _int_sums(group, dur, uniq.size)
+    order = np.argsort(uniq)
+    k, total, count = uniq[order], total[order], count[order]
+    n_code, k = k % nn, k // nn
+    b_code, k = k % nb, k // nb
     return pd.DataFrame({
-        "kind": np.asarray(kinds, dtype=object)[g["k"].to_numpy()], "warmup": g["w"].to_numpy(bool),
-        "bucket": np.asarray(cats, dtype=object)[g["b"].to_numpy()],
-        "name": np.asarray(names.categories.astype(str), dtype=object)[g["n"].to_numpy()],
-        "total_ns": g["sum"].to_numpy(np.int64), "count": g["size"].to_numpy(np.int64)})
+        "kind": np.asarray(kinds, dtype=object)[k // 2], "warmup": (k % 2).astype(bool),
+        "bucket": np.asarray(cats, dtype=object)[b_code],
+        "name": np.asarray(names.categories.astype(str), dtype=object)[n_code],
+        "total_ns": total, "count": count})
+
+
+def _int_sums(group: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sum of int64 `v` >= 0, count) per group 0..n-1, exact: bincount adds in float64, so the
+    values are summed as their high and low 26 bits, each sum far below 2**53 (fewer than 2**27
+    values)."""
+    count = np.bincount(group, minlength=n).astype(np.int64)
+    if v.size >= 1 << 27 or (v.size and v.min() < 0):
+        return pd.Series(v).groupby(group).sum().reindex(range(n), fill_value=0).to_numpy(np.int64), count
+    lo = np.bincount(group, weights=v & ((1 << 26) - 1), minlength=n).astype(np.int64)
+    hi = np.bincount(group, weights=v >> 26, minlength=n).astype(np.int64)
+    return (hi << 26) + lo, count
 
 
 def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], offset: np.ndarray) -> pd.DataFrame:
