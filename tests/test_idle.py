@@ -374,3 +374,15 @@ def test_sweep_over_calls_near_the_gaps_only_changes_nothing(name, monkeypatch):
     pd.testing.assert_frame_equal(got.labels, full.labels)
     assert (got.causes[list(idle.CAUSE_COLUMNS)].to_numpy() == rep.steps[list(idle.CAUSE_COLUMNS)].to_numpy()).all() \
         or len(st.table) != len(rep.steps)
+
+
+def test_host_activity_keeps_epoch_ns_exact():
+    """A thread with no ranges: its CPU work before the first call keeps every ns of epoch-based
+    times (an empty float list once turned them into float64: 1.7e18 + 1 came back 21 ns off)."""
+    ctx = idle._Context.__new__(idle._Context)
+    ctx.r_thread = np.zeros(0, np.int64)
+    ctx.ranges = pd.DataFrame({"start_ns": np.zeros(0, np.int64), "end_ns": np.zeros(0, np.int64)})
+    ctx._contains_step = lambda rank, s, e: np.zeros(s.size, bool)
+    t0 = 1_700_000_000_000_000_001
+    s, e = ctx._activity(1, 0, None, np.array([t0]), np.array([t0 + 7]), t0 + 100, t0 + 200)
+    assert s.dtype == np.int64 and [int(s[0]), int(e[0])] == [t0, t0 + 7]

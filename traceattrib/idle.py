@@ -465,8 +465,9 @@ class _Context:
         Python frames, OS calls, ranges; not those containing a whole step), merged: there the
         thread was busy on the host although no call brackets the time."""
         rrow = np.flatnonzero(self.r_thread == t)
-        s = np.concatenate([cos, self.ranges["start_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
-        e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow] if rrow.size else []]).astype(np.int64)
+        # int64 throughout: an empty list here would make float64 of epoch-ns times (-21 ns at 1.7e18)
+        s = np.concatenate([cos, self.ranges["start_ns"].to_numpy(np.int64)[rrow]]).astype(np.int64)
+        e = np.concatenate([coe, self.ranges["end_ns"].to_numpy(np.int64)[rrow]]).astype(np.int64)
         keep = np.flatnonzero((s < first_call) | (e > last_call_end))
         keep = keep[~self._contains_step(rank, s[keep], e[keep])]
         return _merged(s[keep], e[keep])
