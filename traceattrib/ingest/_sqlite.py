@@ -341,14 +341,15 @@ class Columns:
 
 def _to_parts(tab: pa.Table) -> list:
     """One partition's Arrow table as per-column parts, in the worker thread: ("int", values,
-    mask or None) for int64 columns, ("arrow", chunked array) for anything else."""
+    mask or None) for int64 columns (values: an array, or without NULLs a list of views of the
+    batches), ("arrow", chunked array) for anything else."""
     out = []
     for col in tab.columns:
         if pa.types.is_int64(col.type):
             if col.null_count:
                 out.append(("int", pc.fill_null(col, 0).to_numpy(), np.asarray(col.is_null())))
-            else:
-                out.append(("int", col.to_numpy(), None))
+            else:  # views of ADBC's batches: copied once, when the partitions are joined
+                out.append(("int", [c.to_numpy() for c in col.chunks], None))
         else:
             out.append(("arrow", col))
     return out
@@ -400,10 +401,10 @@ class Pending:
             if any(cp is None for cp in col_parts):
                 raise src.type_error(self.table, c)
             if all(cp[0] == "int" for cp in col_parts) and c not in self.text:
-                vals = [cp[1] for cp in col_parts]
-                ints[c] = np.concatenate(vals) if len(vals) != 1 else vals[0]
+                vals = [v for cp in col_parts for v in (cp[1] if isinstance(cp[1], list) else [cp[1]])]
+                ints[c] = np.concatenate(vals) if vals else np.zeros(0, np.int64)
                 if any(cp[2] is not None for cp in col_parts):
-                    masks[c] = np.concatenate([cp[2] if cp[2] is not None else np.zeros(cp[1].size, bool)
+                    masks[c] = np.concatenate([cp[2] if cp[2] is not None else np.zeros(_size(cp[1]), bool)
                                                for cp in col_parts])
                 n = ints[c].size
                 continue
@@ -432,6 +433,11 @@ class Pending:
                 raise src.type_error(self.table, c)
             n = len(col)
         return Columns(n, ints, masks, texts)
+
+
+def _size(v) -> int:
+    """Values in an int part: one array, or a list of batch views."""
+    return sum(a.size for a in v) if isinstance(v, list) else v.size
 
 
 def _py_column(vals: tuple, text: bool):
