@@ -370,3 +370,39 @@ def test_user_rules_file(capsys, tmp_path):
     bad.write_text('[[rule]]\nname = "x"\nbucket = "gemm"\nkernel = "a"\n')
     rc, _, err = run(capsys, "report", EAGER, "--rules", str(bad))
     assert_one_line_error(rc, err, "bad.toml")
+
+
+def test_report_starts_an_exports_reads_before_its_imports(tmp_path, monkeypatch, capsys):
+    """report begins reading an uncached export at once and hands the reads to the reader; it
+    starts nothing for a directory, a JSON trace, a FIFO (never opened) or cached tables, and
+    the reads it started are closed whatever happens."""
+    import os
+    import threading
+
+    from traceattrib import cli, parallel
+    from traceattrib.ingest import nsys_tables
+
+    fifo = tmp_path / "pipe.sqlite"
+    os.mkfifo(fifo)
+    cache = str(tmp_path / "cache")
+    for p, no_cache in ((str(tmp_path), True), (TORCH, True), (str(fifo), True)):
+        assert cli._start_reads(p, no_cache, cache, None, None) is None
+    assert cli._start_reads(EAGER, False, cache, 2, None) is None  # a cluster reads on its workers
+    got = cli._start_reads(EAGER, False, cache, None, None)
+    assert isinstance(got, nsys_tables.Started) and "CUPTI_ACTIVITY_KIND_KERNEL" in got.pending
+    got.close()
+    assert got.closed and got.src.con is None
+
+    seen = []
+    real = parallel.file_task
+    monkeypatch.setattr(parallel, "file_task", lambda *a, **kw: seen.append(kw.get("started")) or real(*a, **kw))
+    threads = threading.active_count()
+    assert main(["report", EAGER, "--cache-dir", cache]) == 0
+    assert isinstance(seen[-1], nsys_tables.Started) and seen[-1].closed
+    out = capsys.readouterr().out
+    assert cli._start_reads(EAGER, False, cache, None, None) is None  # its tables are cached now
+    assert main(["report", EAGER, "--cache-dir", cache, "--per-step"]) == 0
+    assert seen[-1] is None
+    capsys.readouterr()
+    assert main(["report", EAGER, "--no-cache"]) == 0 and capsys.readouterr().out == out
+    assert threading.active_count() == threads  # the readers' threads are gone
