@@ -23,10 +23,14 @@ import re
 import msgspec
 import numpy as np
 
+try:  # imported with the reader, as its other libraries are (not inside the first read)
+    import duckdb
+except ImportError:
+    duckdb = None
+
 _DIMS = re.compile(r"\[[\[\]0-9,-]*\]")  # "Input Dims" taken as text: lists of integers only
 _SQL: dict = {}
 _CON: list = []  # (pid, connection): made on first use
-_FOUND: list = []
 _JSON = msgspec.json.Decoder()
 
 
@@ -39,19 +43,12 @@ def enabled() -> bool:
     and $TRACEATTRIB_JSON_ENGINE is not "pyarrow" (for comparisons)."""
     if os.environ.get("TRACEATTRIB_JSON_ENGINE", "").lower() == "pyarrow":
         return False
-    if not _FOUND:
-        try:
-            import duckdb  # noqa: F401
-            _FOUND.append(hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd"))
-        except ImportError:
-            _FOUND.append(False)
-    return _FOUND[0]
+    return duckdb is not None and hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
 
 
 def _con():
     """The process's DuckDB connection (a new one in a forked child: the parent's is not safe there)."""
     if not _CON or _CON[0][0] != os.getpid():
-        import duckdb
         # one thread: pieces are parsed beside the main thread's work on the previous one, and a
         # second DuckDB thread only helps pieces over 32 MiB (its JSON buffer), which cost memory
         _CON[:] = [(os.getpid(), duckdb.connect(config={"threads": 1}))]
@@ -91,7 +88,9 @@ def pool():
     if not enabled():
         return None
     from concurrent.futures import ThreadPoolExecutor
-    return ThreadPoolExecutor(1, thread_name_prefix="traceattrib-duckdb")
+    pool = ThreadPoolExecutor(1, thread_name_prefix="traceattrib-duckdb")
+    pool.submit(_con)  # connected while the main thread splits the first piece
+    return pool
 
 
 def stage(blocks) -> int:
@@ -118,7 +117,6 @@ def read_back(fd: int, start: int = 0, size: int = -1) -> bytes:
 def parse(fd: int, arg_keys: tuple, keep_cats: tuple):
     """DuckDB's table of a staged piece's kept events and flow ends (`_sql`), `arg_keys` of args
     as JSON text; None when DuckDB refuses the piece."""
-    import duckdb
     key = (arg_keys, keep_cats)
     sql = _SQL.get(key) or _SQL.setdefault(key, _sql(arg_keys, keep_cats))
     cur = _con().cursor()  # one per call: callers may run in several threads
