@@ -8,6 +8,8 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from traceattrib.analysis import analyze
 from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed
@@ -253,9 +255,51 @@ def test_sweep_matches_naive_interval_unions(name):
                 cur_e = max(cur_e, e)
         return total + (cur_e - cur_s if cur_e is not None else 0)
 
+    def alone_len(o, bucket):
+        """Time when `bucket` runs and no other does, segment by segment between all op edges."""
+        pts = sorted(set(o["start_ns"]) | set(o["end_ns"]))
+        total = 0
+        for a, z in zip(pts, pts[1:]):
+            running = set(o["bucket"][(o["start_ns"] <= a) & (o["end_ns"] >= z)])
+            total += (z - a) if running == {bucket} else 0
+        return total
+
     for sid in (1, 7, 24):
         o = ops[ops["step"] == sid]
         row = rep.steps.loc[sid]
         assert row["busy_ns"] == union_len(zip(o["start_ns"], o["end_ns"]))
         for b, g in o.groupby("bucket"):
             assert row[f"{b}_time_ns"] == union_len(zip(g["start_ns"], g["end_ns"])), b
+            assert row[f"{b}_exposed_ns"] == alone_len(o, b), b
+
+
+_BUCKET_NAMES = {
+    "linear": "nvjet_sm90_tst_64x8_64x16_2x1_v_bz_splitK_TNT",
+    "communication": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "attention": "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4> >(flash::Flash_fwd_params)",
+    "norm": "void vllm::rms_norm_kernel<c10::BFloat16>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, "
+            "float, int, int)",
+}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(ops=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 120), st.integers(7, 10),
+                              st.sampled_from(sorted(_BUCKET_NAMES))), min_size=1, max_size=25))
+def test_breakdown_matches_a_segment_by_segment_count(ops):
+    """Busy, per-bucket time and exposed time of overlapping kernels on several streams equal a
+    count over every elementary segment between op edges (the definition, no unions)."""
+    kernels = [(s, s + d, stream, _BUCKET_NAMES[b]) for s, d, stream, b in ops]
+    row = analyze(synthetic(kernels, [(-10, 1000, "decode_step_0")])).steps.iloc[0]
+    pts = sorted({p for s, e, *_ in kernels for p in (s, e)})
+    busy, time, alone = 0, dict.fromkeys(_BUCKET_NAMES, 0), dict.fromkeys(_BUCKET_NAMES, 0)
+    for a, z in zip(pts, pts[1:]):
+        running = {b for (s, d, _, b) in ops if s <= a and s + d >= z}
+        busy += (z - a) if running else 0
+        for b in running:
+            time[b] += z - a
+        if len(running) == 1:
+            alone[running.pop()] += z - a
+    assert row["busy_ns"] == busy and row["idle_ns"] == row["span_ns"] - busy
+    for b in _BUCKET_NAMES:
+        assert (row[f"{b}_time_ns"], row[f"{b}_exposed_ns"]) == (time[b], alone[b]), b
+    assert row["overlap_ns"] == busy - sum(alone.values())
