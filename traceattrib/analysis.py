@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import attribute, classify, collectives, comm, findings, idle, sol
 from .errors import TraceError
+from .intervals import group_sums
 from .links import Link
 from .model import Trace
 
@@ -276,7 +277,7 @@ def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, s
            + buckets.codes[m]) * nn + names.codes[m]
     dur = (kernels["end_ns"].to_numpy(np.int64) - kernels["start_ns"].to_numpy(np.int64))[m]
     group, uniq = pd.factorize(key)  # hashing: a sort of a million keys costs 5x more
-    total, count = _int_sums(group, dur, uniq.size)
+    total, count = group_sums(group, dur, uniq.size), np.bincount(group, minlength=uniq.size).astype(np.int64)
     order = np.argsort(uniq)
     k, total, count = uniq[order], total[order], count[order]
     n_code, k = k % nn, k // nn
@@ -286,18 +287,6 @@ def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, s
         "bucket": np.asarray(cats, dtype=object)[b_code],
         "name": np.asarray(names.categories.astype(str), dtype=object)[n_code],
         "total_ns": total, "count": count})
-
-
-def _int_sums(group: np.ndarray, v: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(sum of int64 `v` >= 0, count) per group 0..n-1, exact: bincount adds in float64, so the
-    values are summed as their high and low 26 bits, each sum far below 2**53 (fewer than 2**27
-    values)."""
-    count = np.bincount(group, minlength=n).astype(np.int64)
-    if v.size >= 1 << 27 or (v.size and v.min() < 0):
-        return pd.Series(v).groupby(group).sum().reindex(range(n), fill_value=0).to_numpy(np.int64), count
-    lo = np.bincount(group, weights=v & ((1 << 26) - 1), minlength=n).astype(np.int64)
-    hi = np.bincount(group, weights=v >> 26, minlength=n).astype(np.int64)
-    return (hi << 26) + lo, count
 
 
 def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], offset: np.ndarray) -> pd.DataFrame:

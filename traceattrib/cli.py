@@ -301,15 +301,12 @@ def _start_reads(path: str, no_cache: bool, cache_dir: str | None, workers, sche
     if workers is not None or scheduler:
         return None
     from . import cache
-    from .ingest import SQLITE_MAGIC
+    from .ingest import detect
 
     try:
         cache.check_input(path)  # never opens a FIFO or a device
-        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir)):
+        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir)) or detect(path) != "nsys":
             return None
-        with open(path, "rb") as f:
-            if not f.read(16).startswith(SQLITE_MAGIC):
-                return None
         from .ingest.nsys_tables import start
 
         return start(path)

@@ -1,3 +1,4 @@
+
 """Why the GPU was idle: every step's idle time split into causes, from what the CPU thread that
 the GPU was waiting for did meanwhile.
 
@@ -37,6 +38,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .intervals import group_sums
 
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
@@ -139,7 +142,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         # began: a GPU-side bubble
         gap = s > prev
         q = gap & (lr >= 0) & (le <= prev)
-        queued = _step_sums(step[q], s[q] - prev[q], nsteps)
+        queued = group_sums(step[q], s[q] - prev[q], nsteps)
         sums[:, LAUNCH] += queued
         # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
         # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
@@ -213,20 +216,9 @@ def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
     return pd.Series(x).groupby(np.cumsum(head)).cummax().to_numpy(np.int64)
 
 
-def _step_sums(step: np.ndarray, ns: np.ndarray, n: int) -> np.ndarray:
-    """Sum of ns per step 0..n-1 (int64: exact)."""
-    out = np.zeros(n, np.int64)
-    if step.size > 1 and (step[1:] >= step[:-1]).all():  # gaps come in step order: add up runs
-        first = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
-        out[step[first]] = np.add.reduceat(ns, first)
-    else:
-        np.add.at(out, step, ns)
-    return out
-
-
 def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
     """sums[step, cause] += ns, repeated (step, cause) pairs summed."""
-    sums += _step_sums(step * sums.shape[1] + cause, ns, sums.size).reshape(sums.shape)
+    sums += group_sums(step * sums.shape[1] + cause, ns, sums.size).reshape(sums.shape)
 
 
 # --- joins and thread identities ---------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Vectorized helpers over int64 nanosecond intervals: sorted unique points, nesting depth."""
+"""Vectorized helpers over int64 nanosecond intervals: sorted unique points, nesting depth,
+exact per-group sums."""
 from __future__ import annotations
 
 import numpy as np
@@ -30,6 +31,17 @@ def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     inv = np.empty(x.size, np.int64)
     inv[order] = np.cumsum(new) - 1
     return xs[new], inv
+
+
+def group_sums(group: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
+    """Sum of int64 `v` per group 0..n-1, exact (int64; bincount would add in float64)."""
+    out = np.zeros(n, np.int64)
+    if group.size > 1 and (group[1:] >= group[:-1]).all():  # rows in group order: add up runs
+        first = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        out[group[first]] = np.add.reduceat(v, first)
+    else:
+        np.add.at(out, group, v)
+    return out
 
 
 def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:

@@ -46,7 +46,6 @@ from .nsys_tables import (
     OSRT_TABLE,
     RUNTIME_TABLE,
     SAMPLE_TABLE,
-    STRINGS_COLS,
     STRINGS_TABLE,
     Started,
     columns,
@@ -67,21 +66,17 @@ NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 TIME_LIMIT_NS = 1 << 62
 INT32_MAX = (1 << 31) - 1
 
-class _Reader:
-    """One export being read: its source, its string table, and the warnings collected."""
 
-    def __init__(self, src: SqliteSource, started: dict | None = None):
+class _Reader:
+    """One export being read: its source, its reads begun (by table, nsys_tables.start), its
+    string table, and the warnings collected."""
+
+    def __init__(self, src: SqliteSource, started: dict):
         self.src = src
-        self.started = started or {}  # reads already begun, by table (nsys_tables.start)
+        self.started = started
         self.path = src.path
         self.warnings: list[str] = []
         self._strings: tuple[np.ndarray, pa.Array] | None = None
-
-    # -- columns --------------------------------------------------------------------------------
-
-    def columns(self, table: str, spec: tuple[list[str], list[str]], names: list[str] | None = None) -> list[str]:
-        """The columns to read from `table`; TraceError naming the first required one it lacks."""
-        return columns(self.src, table, spec, names)
 
     # -- validation -----------------------------------------------------------------------------
 
@@ -140,8 +135,7 @@ class _Reader:
             if not self.src.has(STRINGS_TABLE):
                 self._strings = (np.empty(0, np.int64), pa.array([], pa.string()))
             else:
-                p = self.started.get(STRINGS_TABLE) or \
-                    self.src.fetch(STRINGS_TABLE, self.columns(STRINGS_TABLE, STRINGS_COLS), text=("value",))
+                p = self.started[STRINGS_TABLE]  # nsys_tables.start reads it first
                 c = p.result()
                 if p.bad_utf8:
                     self.warnings.append(f"StringIds: {p.bad_utf8:,} strings are not valid UTF-8 "
@@ -372,7 +366,7 @@ def _nvtx(r: _Reader) -> pd.DataFrame:
     src = r.src
     if not src.has(NVTX_TABLE):
         return empty(RANGE_COLUMNS)
-    cols = r.columns(NVTX_TABLE, NVTX_COLS)
+    cols = columns(src, NVTX_TABLE, NVTX_COLS)
     has_text = "text" in src.columns(NVTX_TABLE)
     if src.rowid_ok(NVTX_TABLE):
         # text is read apart, only where set: most rows hold a textId (or nothing), and a column
