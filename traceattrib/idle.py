@@ -1,4 +1,3 @@
-
 """Why the GPU was idle: every step's idle time split into causes, from what the CPU thread that
 the GPU was waiting for did meanwhile.
 
