@@ -73,6 +73,32 @@ def test_engines_agree_on_real_traces(path, monkeypatch):
     _same(ours, theirs)
 
 
+
+def test_pieces_parsed_by_the_main_thread_give_the_same_columns(monkeypatch):
+    """A slow worker makes the main thread parse queued pieces itself (parse._steal): the columns
+    are those of the pyarrow path, pieces still joined in file order."""
+    import threading
+    import time
+
+    path = FIXTURES / "llama_eager_torch.pt.trace.json.gz"
+    monkeypatch.setattr(parse, "CHUNK_BYTES", 1 << 20)
+    by = {"worker": 0, "main": 0}
+    real = duck.Parser.parse
+
+    def slow(self, *a):
+        worker = threading.current_thread() is not threading.main_thread()
+        by["worker" if worker else "main"] += 1
+        if worker:
+            time.sleep(0.05)
+        return real(self, *a)
+    monkeypatch.setattr(duck.Parser, "parse", slow)
+    ours, counts = _columns(path, "", monkeypatch)
+    monkeypatch.setattr(duck.Parser, "parse", real)
+    theirs, _ = _columns(path, "pyarrow", monkeypatch)
+    assert by["main"] > 0 and by["worker"] > 0, by
+    assert counts == {"duckdb": by["main"] + by["worker"], "handed over": 0}, counts
+    _same(ours, theirs)
+
 _ABSENT = object()
 _ODD = [True, False, None, 1.5, 2.0, 1e3, "12", "x", " 7 ", [1], {"a": 1}, 1 << 63, 10 ** 20, 1234.56789,
         0, 1, [1.5, 1, 1], [True, 1, 1], [1, 1], ["a", 1], ["a", None], [[1, None]], [[1.5]], [1, 2],

@@ -2,9 +2,10 @@
 
 DuckDB's newline-delimited JSON reader parses Kineto events with about half the CPU time of
 pyarrow's and returns "Input Dims" as compact text whatever their nesting, so no renames or
-regexes are needed. It releases the GIL: a worker thread parses one piece while the main thread
-splits the next and converts the previous (`parse` / `conform`). The piece reaches it through a
-memfd (`stage`), so without memfd (not Linux) or without duckdb, pyarrow reads every piece.
+regexes are needed. It releases the GIL: a worker thread parses queued pieces while the main
+thread splits the next and converts the previous (`Parser`, `conform`), and the main thread parses
+a queued piece itself rather than wait for the worker. The piece reaches it through a memfd
+(`stage`), so without memfd (not Linux) or without duckdb, pyarrow reads every piece.
 
 DuckDB is lenient where the pyarrow path is strict: read into typed columns, a boolean becomes
 1, a number in a text field becomes text, a float in an integer field is rounded. So DuckDB only
@@ -30,7 +31,6 @@ except ImportError:
 
 _DIMS = re.compile(r"\[[\[\]0-9,-]*\]")  # "Input Dims" taken as text: lists of integers only
 _SQL: dict = {}
-_CON: list = []  # (pid, connection): made on first use
 _JSON = msgspec.json.Decoder()
 
 
@@ -46,15 +46,6 @@ def enabled() -> bool:
     return duckdb is not None and hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
 
 
-def _con():
-    """The process's DuckDB connection (a new one in a forked child: the parent's is not safe there)."""
-    if not _CON or _CON[0][0] != os.getpid():
-        # one thread: pieces are parsed beside the main thread's work on the previous one, and a
-        # second DuckDB thread only helps pieces over 32 MiB (its JSON buffer), which cost memory
-        _CON[:] = [(os.getpid(), duckdb.connect(config={"threads": 1}))]
-    return _CON[0][1]
-
-
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -62,11 +53,13 @@ def _q(name: str) -> str:
 def _sql(arg_keys: tuple, keep_cats: tuple) -> str:
     """The query over one piece ($path): the kept events (ph "X" of `keep_cats`) and the flow ends
     (ph "f", cat "ac2g"), each with its line number (`entry`), every field as JSON text and ts/dur
-    as decimal(22, 3). With one DuckDB thread the scan reads lines in order, so row_number()
-    numbers them as they are in the piece."""
+    as decimal(22, 3), `flow` (a flow end) and `odd` (ts or dur is 0 or 1: perhaps a boolean).
+    With one DuckDB thread the scan reads lines in order, so row_number() numbers them as they
+    are in the piece."""
     struct = ", ".join(f"{_q(k)} JSON" for k in arg_keys).replace("'", "''")
     cats = ", ".join("'" + c.replace("'", "''") + "'" for c in keep_cats)
-    return ("SELECT * FROM (SELECT row_number() OVER () - 1 AS entry, * FROM read_json($path, "
+    return ("SELECT *, ph = 'f' AS flow, coalesce(ts IN (0, 1) OR dur IN (0, 1), false) AS odd FROM ("
+            "SELECT row_number() OVER () - 1 AS entry, * FROM read_json($path, "
             "format='newline_delimited', columns={'ph': 'VARCHAR', 'cat': 'VARCHAR', 'name': 'JSON', "
             "'pid': 'JSON', 'tid': 'JSON', 'ts': 'DECIMAL(22,3)', 'dur': 'DECIMAL(22,3)', 'id': 'JSON', "
             f"'args': 'STRUCT({struct})'}})) WHERE (ph = 'X' AND cat IN ({cats})) OR (ph = 'f' AND cat = 'ac2g')")
@@ -82,15 +75,49 @@ def _bool_times(fd: int, starts, lens) -> bool:
     return any(_BOOL_TIME.search(data, a, a + n) for a, n in zip(starts.tolist(), lens.tolist()))
 
 
-def pool():
-    """The worker that runs DuckDB beside the main thread (it releases the GIL), or None when
-    DuckDB is not used."""
-    if not enabled():
-        return None
-    from concurrent.futures import ThreadPoolExecutor
-    pool = ThreadPoolExecutor(1, thread_name_prefix="traceattrib-duckdb")
-    pool.submit(_con)  # connected while the main thread splits the first piece
-    return pool
+class Parser:
+    """DuckDB's parsing of one read's pieces: a worker thread that parses beside the main thread
+    (DuckDB releases the GIL) and a connection of the read's own. `close` drops the connection:
+    DuckDB keeps its freed memory (about 120 MiB after a 300 MiB trace) until then, and the
+    tables are built next."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="traceattrib-duckdb")
+        # one DuckDB thread per query: a second only helps pieces over 32 MiB (its JSON buffer),
+        # which cost memory; connected while the main thread splits the first piece
+        self._con = self.pool.submit(duckdb.connect, config={"threads": 1})
+
+    def submit(self, fd: int, arg_keys: tuple, keep_cats: tuple):
+        """A future of `parse` run by the worker."""
+        return self.pool.submit(self.parse, fd, arg_keys, keep_cats)
+
+    def parse(self, fd: int, arg_keys: tuple, keep_cats: tuple):
+        """DuckDB's table of a staged piece's kept events and flow ends (`_sql`), `arg_keys` of
+        args as JSON text; None when DuckDB refuses the piece. Any thread may call it."""
+        key = (arg_keys, keep_cats)
+        sql = _SQL.get(key) or _SQL.setdefault(key, _sql(arg_keys, keep_cats))
+        cur = self._con.result().cursor()  # one per call: the worker and the main thread may both parse
+        try:
+            rel = cur.sql(sql, params={"path": f"/proc/self/fd/{fd}"})
+            return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+        except duckdb.Error:
+            return None
+        finally:
+            cur.close()
+
+    def close(self) -> None:
+        """Wait for the worker (queued pieces are dropped) and close the connection."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            self._con.result().close()
+        except duckdb.Error:  # (a failed connect is reported by the parses that needed it)
+            pass
+
+
+def parser() -> Parser | None:
+    """A Parser for one read, or None when DuckDB is not used."""
+    return Parser() if enabled() else None
 
 
 def stage(blocks) -> int:
@@ -114,30 +141,24 @@ def read_back(fd: int, start: int = 0, size: int = -1) -> bytes:
     return os.pread(fd, size, start)
 
 
-def parse(fd: int, arg_keys: tuple, keep_cats: tuple):
-    """DuckDB's table of a staged piece's kept events and flow ends (`_sql`), `arg_keys` of args
-    as JSON text; None when DuckDB refuses the piece."""
-    key = (arg_keys, keep_cats)
-    sql = _SQL.get(key) or _SQL.setdefault(key, _sql(arg_keys, keep_cats))
-    cur = _con().cursor()  # one per call: callers may run in several threads
-    try:
-        rel = cur.sql(sql, params={"path": f"/proc/self/fd/{fd}"})
-        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-    except duckdb.Error:
-        return None
-    finally:
-        cur.close()
-
-
 def _by_value(col, convert, out_type):
-    """Each distinct JSON text converted once (`convert` raises _Refuse), placed back by index."""
+    """Each distinct JSON text converted once (`convert` raises _Refuse): a dictionary array of
+    the converted values (never expanded: the reader takes string columns by their codes)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    if col.null_count == len(col):
-        return pa.nulls(len(col), out_type)
     d = pc.dictionary_encode(col)
     vals = [convert(v) for v in d.dictionary.to_pylist()]
-    return pc.take(pa.array(vals, out_type), d.indices)
+    return pa.DictionaryArray.from_arrays(d.indices, pa.array(vals, out_type))
+
+
+def _items(col, names: tuple) -> list:
+    """A list-of-integers JSON text column (grid, block) -> int64 arrays of its first items, 0
+    where the list is absent or shorter (as the pyarrow path reads them)."""
+    import pyarrow.compute as pc
+    d = pc.dictionary_encode(col)
+    lists = [_int_list(v) for v in d.dictionary.to_pylist()] + [[]]  # the last: absent
+    codes = d.indices.fill_null(len(lists) - 1).to_numpy(zero_copy_only=False)
+    return [np.array([v[i] if len(v) > i else 0 for v in lists], np.int64)[codes] for i in range(len(names))]
 
 
 def _decoded(text: str):
@@ -191,7 +212,7 @@ def _ints(col, text: bool):
         nums = pc.cast(pc.if_else(quoted, pa.scalar(None, pa.string()), col), pa.int64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise _Refuse from None
-    return nums, _by_value(pc.if_else(quoted, col, pa.scalar(None, pa.string())), _string, pa.string())
+    return nums, _by_value(pc.if_else(quoted, col, pa.scalar(None, pa.string())), _string, pa.string()).dictionary_decode()
 
 
 def _cols(t) -> dict:
@@ -213,15 +234,13 @@ def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suf
     the entry of each kept event and the kept rows' mask; None when a value needs the pyarrow
     path. The rows are not filtered apart (a filter copies every string): the caller picks them."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     c = _cols(raw.combine_chunks())
     del raw
     entries = c["entry"].to_numpy().astype(np.int64)
-    flow = np.asarray(pc.equal(c["ph"], "f"))
+    flow = c["flow"].to_numpy(zero_copy_only=False)
     # DuckDB reads a boolean time as 0 or 1 us: the events with such a time are searched for one
-    small = pa.array([0, 1], c["ts"].type)
-    odd = entries[np.asarray(pc.fill_null(pc.or_(pc.is_in(c["ts"], small), pc.is_in(c["dur"], small)), False))]
+    odd = entries[c["odd"].to_numpy(zero_copy_only=False)]
     if odd.size and _bool_times(fd, starts[odd], lens[odd]):
         return None
     args = c["args"]
@@ -236,8 +255,9 @@ def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suf
             names.append(key)
             fields.append(_by_value(args.field(key), _string, s))
         for key in ("grid", "block"):
-            names.append(key)
-            fields.append(_by_value(args.field(key), _int_list, pa.list_(pa.int64())))
+            keys = (key + "0", key + "1", key + "2")
+            names += keys
+            fields += _items(args.field(key), keys)
         names += ["Input type", "Input Dims"]
         fields += [_by_value(args.field("Input type"), _types, s), _by_value(args.field("Input Dims"), _dims, s)]
         pid, tid, ids = _ids(c["pid"]), _ids(c["tid"]), _ints(c["id"], False)[0]
