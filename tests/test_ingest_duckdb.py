@@ -192,3 +192,21 @@ def test_duckdb_takes_clean_pieces_and_hands_over_the_rest(value, taken, tmp_pat
     theirs, _ = _columns(p, "pyarrow", monkeypatch)
     assert counts == ({"duckdb": 1, "handed over": 0} if taken else {"duckdb": 0, "handed over": 1})
     _same(ours, theirs)
+
+
+@pytest.mark.parametrize("odd", [1, 70])
+@pytest.mark.parametrize("last", ["1", "true"])
+def test_a_boolean_time_among_times_of_one_us(odd, last, tmp_path, monkeypatch):
+    """Times of exactly 0 or 1 us are searched for a JSON boolean (DuckDB reads true as 1): one
+    by one when few, in the piece read back whole when many; only the boolean hands it over."""
+    events = [f'{{"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": {10 + i}, "dur": 1, '
+              f'"args": {{"correlation": {i + 1}}}}}' for i in range(odd)]
+    events.append(f'{{"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 5, "dur": {last}, '
+                  '"args": {"correlation": 999}}')
+    p = tmp_path / "odd.json"
+    p.write_text('{"traceEvents": [' + ", ".join(events) + "]}")
+    ours, counts = _columns(p, "", monkeypatch)
+    theirs, _ = _columns(p, "pyarrow", monkeypatch)
+    assert counts == ({"duckdb": 1, "handed over": 0} if last == "1" else {"duckdb": 0, "handed over": 1})
+    _same(ours, theirs)
+    assert (ours["dur"] == 1000).sum() == odd + (last == "1")

@@ -69,10 +69,15 @@ _BOOL_TIME = re.compile(rb'"(?:ts|dur)"[ \t\r\n]*:[ \t\r\n]*(?:true|false)')
 
 
 def _bool_times(fd: int, starts, lens) -> bool:
-    """Whether one of these entries of a staged piece has a JSON boolean as `ts` or `dur` (the
-    piece read back once, each entry searched within its own bytes)."""
-    data = read_back(fd)
-    return any(_BOOL_TIME.search(data, a, a + n) for a, n in zip(starts.tolist(), lens.tolist()))
+    """Whether one of these entries of a staged piece has a JSON boolean as `ts` or `dur`, each
+    entry searched within its own bytes. They are few (a time of exactly 0 or 1 us: about one
+    event in 50,000 on real traces), so each is read back alone unless there are many: reading
+    back a whole 10 MiB piece for one of them cost 3 ms per piece."""
+    spans = zip(starts.tolist(), lens.tolist())
+    if starts.size > 64:
+        data = read_back(fd)
+        return any(_BOOL_TIME.search(data, a, a + n) for a, n in spans)
+    return any(_BOOL_TIME.search(os.pread(fd, n, a)) for a, n in spans)
 
 
 class Parser:
