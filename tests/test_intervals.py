@@ -38,7 +38,7 @@ def _rank_order(s, e, g):
 def test_nest_order_is_lexsort(iv):
     s, e, g = iv
     gg = np.zeros(s.size, np.int64) if g is None else g
-    order, key = nest_order(s, e, g)
+    order, key, depth = nest_order(s, e, g)
     pos = _rank_order(s, e, gg)
     assert [pos[i] for i in order.tolist()] == list(range(s.size))
     # the key: non-decreasing, equal exactly for the same group and start
@@ -46,6 +46,7 @@ def test_nest_order_is_lexsort(iv):
         i, j = order[a], order[a + 1]
         assert key[a] <= key[a + 1]
         assert (key[a] == key[a + 1]) == (gg[i] == gg[j] and s[i] == s[j])
+    assert depth.tolist() == nesting_depth(s, e, g)[order].tolist()
 
 
 @settings(**SETTINGS)

@@ -44,15 +44,11 @@ def group_sums(group: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def nest_order(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Stable order of intervals by (group, start, end descending), as np.lexsort((-ends, starts,
-    groups)), and per interval in that order an int64 key, non-decreasing, that is equal exactly
-    for the same group and start (ns shifted by group)."""
-    return _nest(starts, ends, groups)[:2]
-
-
-def _nest(starts, ends, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """nest_order's order and sorted start keys, and the end keys (input order, same shift).
+def nest_order(starts: np.ndarray, ends: np.ndarray,
+               groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Intervals in nesting order: the stable order by (group, start, end descending), as
+    np.lexsort((-ends, starts, groups)); in that order, an int64 key per interval, non-decreasing,
+    equal exactly for the same group and start (ns shifted by group); and each one's nesting_depth.
 
     One stable argsort of the start keys (timsort: traces come nearly in time order); only runs of
     equal keys are sorted again by end (a lexsort also sorts all ends, which are not in order:
@@ -81,7 +77,10 @@ def _nest(starts, ends, groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         at = np.flatnonzero(np.r_[tie, False] | np.r_[False, tie])
         sub = order[at]
         order[at] = sub[np.lexsort((-e[sub], run[at]))]
-    return order, key, ke
+    # intervals opened before it minus those of its group ended by its start (both counts include
+    # every interval of the lower groups, which cancel)
+    depth = (np.arange(order.size) - np.searchsorted(np.sort(ke), key, side="right")).astype(np.int32)
+    return order, key, depth
 
 
 def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
@@ -90,10 +89,7 @@ def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | Non
     Push/pop ranges and CPU ops nest properly per thread; for intervals that merely overlap,
     the count of earlier intervals still open at its start is returned.
     """
-    order, key, ke = _nest(starts, ends, groups)
-    n = order.size
-    depth = np.empty(n, np.int32)
-    # in (group, start, -end) order: intervals opened before it minus those of its group ended by
-    # its start (both counts include every interval of the lower groups, which cancel)
-    depth[order] = np.arange(n) - np.searchsorted(np.sort(ke), key, side="right")
+    order, _, d = nest_order(starts, ends, groups)
+    depth = np.empty(order.size, np.int32)
+    depth[order] = d
     return depth

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...intervals import nest_order, nesting_depth
+from ...intervals import nest_order
 from .names import _cat_from
 
 
@@ -29,10 +29,9 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     lidx = launch_idx[lorder][pos]
     # ops grouped by thread, sorted by (thread, start, -end): enclosing ops come first
     thread = (pid[oi] << 24) ^ tid[oi]
-    order, okey = nest_order(start[oi], end[oi], thread)
+    order, okey, depth = nest_order(start[oi], end[oi], thread)
     oi = oi[order]
     othread, ostart, oend = thread[order], start[oi], end[oi]
-    depth = nesting_depth(ostart, oend, othread)
     parent = _parents(othread, okey, depth)
     # innermost op enclosing each launch: last op starting at/before the launch on its thread,
     # walked up through parents until it contains the launch
