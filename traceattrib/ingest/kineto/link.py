@@ -104,7 +104,7 @@ def _parents(thread: np.ndarray, key: np.ndarray, depth: np.ndarray) -> np.ndarr
     return parent
 
 def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_thread: np.ndarray,
-                       q_start: np.ndarray, stable_index: np.ndarray | None = None) -> np.ndarray:
+                       q_start: np.ndarray) -> np.ndarray:
     """For queries (thread, t): index of the last element with the same thread and start <= t, else -1.
 
     The elements must be sorted by (thread, start)."""
@@ -123,7 +123,5 @@ def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_th
         k = np.searchsorted(start_sorted[a:b], q_start[qm], side="right") - 1
         ok = k >= 0
         out = np.where(ok, a + k, -1)
-        if stable_index is not None:
-            out = np.where(ok, stable_index[np.maximum(out, 0)], -1)
         res[qm] = out
     return res
