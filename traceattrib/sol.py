@@ -223,7 +223,7 @@ def _parents(ops: pd.DataFrame) -> np.ndarray:
 
     `ops` are cpu_op rows; depth is recomputed among them (python_function rows, which
     cpu_ops.depth also counts, are not in the op chain)."""
-    from .intervals import nesting_depth
+    from .intervals import nest_order
 
     n = len(ops)
     parent = np.full(n, -1, np.int64)
@@ -231,8 +231,7 @@ def _parents(ops: pd.DataFrame) -> np.ndarray:
         return parent
     thread = (ops["rank"].to_numpy(np.int64) << 56) ^ (ops["pid"].to_numpy(np.int64) << 28) ^ ops["tid"].to_numpy(np.int64)
     start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
-    order = np.lexsort((-end, start, thread))  # per thread, enclosing ops before what they enclose
-    depth = nesting_depth(start[order], end[order], thread[order])
+    order, _, depth = nest_order(start, end, thread)  # per thread, enclosing ops before what they enclose
     # in that order, an op's parent is the last op one level up before it (properly nested ops)
     for d in range(1, int(depth.max()) + 1):
         child = np.flatnonzero(depth == d)

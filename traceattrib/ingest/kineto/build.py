@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -57,40 +58,68 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         corr[missing] = q.merge(flows, how="left", on=["pid", "tid", "ts"])["fid"].fillna(-1).astype(np.int64).to_numpy()
 
     li = np.flatnonzero(is_launch)
-    # each table is conformed as soon as it is built, so the unconformed copies do not pile up
-    launches = conform(pd.DataFrame({"start_ns": start[li], "end_ns": end[li], "name": _take(namev, li),
-                                     "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank}),
-                       LAUNCH_COLUMNS)
-
     gi = np.flatnonzero(gpu)
     coll = c["coll"]
     has_coll = _per_value(coll, bool)  # a non-empty collective name in the event's args
-    op_chain, op_types, op_row, comm_row = _op_evidence(start, end, pid, tid, namev, c["intypes"],
-                                                        is_op | (is_ann & _op_like(namev)), li, corr, gi,
-                                                        is_comm=has_coll)
-    # each GPU op's launch call: the first launch event with its correlation id
-    default_pid = int(pid[is_op][0]) if is_op.any() else 0
-    launch_pid = np.full(gi.size, default_pid, np.int64)
-    via_graph = np.zeros(gi.size, bool)
-    if li.size and gi.size:
-        ucorr, first = np.unique(corr[li], return_index=True)
-        at = np.minimum(np.searchsorted(ucorr, corr[gi]), ucorr.size - 1)
-        hit = ucorr[at] == corr[gi]
-        lj = li[first[at[hit]]]
-        launch_pid[hit] = pid[lj]
-        # torch traces carry no graph id on graph kernels; their launch call says cudaGraphLaunch
-        via_graph[hit] = _per_value(namev, lambda s: s.startswith(
-            ("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch")))[lj]
-    # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
-    dev = np.where(c["dev"] < 0, pid, c["dev"])
-    stream = np.where(c["stream"] < 0, tid, c["stream"])
-    graph = c["graph"]
+    # the op chains (mostly numpy sorts and searches, which release the GIL) are found on a second
+    # core while this thread builds the launch, range and CPU op tables and the GPU ops' other columns
+    with ThreadPoolExecutor(1) as pool:
+        evidence = pool.submit(_op_evidence, start, end, pid, tid, namev, c["intypes"],
+                               is_op | (is_ann & _op_like(namev)), li, corr, gi, is_comm=has_coll)
+        # each table is conformed as soon as it is built, so the unconformed copies do not pile up
+        launches = conform(pd.DataFrame({"start_ns": start[li], "end_ns": end[li], "name": _take(namev, li),
+                                         "pid": pid[li], "tid": tid[li], "correlation": corr[li], "rank": rank}),
+                           LAUNCH_COLUMNS)
 
-    ki = np.flatnonzero(is_kernel)
-    kpos = np.searchsorted(gi, ki)
-    kgraph = np.where(graph[ki] >= 0, graph[ki], np.where(via_graph[kpos], 0, -1))
+        ri = np.flatnonzero(is_ann | is_gann | (is_step & is_op))
+        src = np.where(is_gann[ri], "gpu_user_annotation", np.where(is_step[ri], "profiler_step", "user_annotation"))
+        rng = pd.DataFrame({"start_ns": start[ri], "end_ns": end[ri], "name": _take(namev, ri), "domain": "torch",
+                            "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
+        rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
+        rng = conform(rng, RANGE_COLUMNS)
+
+        oi = np.flatnonzero(is_op | is_py)
+        cpu_ops = pd.DataFrame({
+            "start_ns": start[oi], "end_ns": end[oi], "name": _take(namev, oi),
+            "kind": _cat_from(is_py[oi].astype(np.int8), np.array(["cpu_op", "python_function"], dtype=object)),
+            "pid": pid[oi], "tid": tid[oi],
+            "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
+            "input_types": _blank(_take(c["intypes"], oi))}, copy=False)  # columns are fresh: not copied again
+        cpu_ops["depth"] = nesting_depth(start[oi], end[oi], (pid[oi] << 24) ^ tid[oi])
+        cpu_ops = conform(cpu_ops, CPU_OP_COLUMNS)
+
+        # each GPU op's launch call: the first launch event with its correlation id
+        default_pid = int(pid[is_op][0]) if is_op.any() else 0
+        launch_pid = np.full(gi.size, default_pid, np.int64)
+        via_graph = np.zeros(gi.size, bool)
+        if li.size and gi.size:
+            ucorr, first = np.unique(corr[li], return_index=True)
+            at = np.minimum(np.searchsorted(ucorr, corr[gi]), ucorr.size - 1)
+            hit = ucorr[at] == corr[gi]
+            lj = li[first[at[hit]]]
+            launch_pid[hit] = pid[lj]
+            # torch traces carry no graph id on graph kernels; their launch call says cudaGraphLaunch
+            via_graph[hit] = _per_value(namev, lambda s: s.startswith(
+                ("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch")))[lj]
+        # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
+        dev = np.where(c["dev"] < 0, pid, c["dev"])
+        stream = np.where(c["stream"] < 0, tid, c["stream"])
+        graph = c["graph"]
+        used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
+
+        ki = np.flatnonzero(is_kernel)
+        kpos = np.searchsorted(gi, ki)
+        kgraph = np.where(graph[ki] >= 0, graph[ki], np.where(via_graph[kpos], 0, -1))
+        kname = _take(namev, ki)
+        kshort = _short_names(kname)
+        mi = np.flatnonzero(is_mem)
+        mpos = np.searchsorted(gi, mi)
+        mnames = _take(namev, mi)
+        mkind = _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object))
+        op_chain, op_types, op_row, comm_row = evidence.result()
+
     kern = conform(pd.DataFrame({
-        "start_ns": start[ki], "end_ns": end[ki], "name": _take(namev, ki), "short_name": _short_names(_take(namev, ki)),
+        "start_ns": start[ki], "end_ns": end[ki], "name": kname, "short_name": kshort,
         "device": dev[ki], "stream": stream[ki], "correlation": corr[ki], "pid": launch_pid[kpos],
         "grid_x": c["grid"][0][ki], "grid_y": c["grid"][1][ki], "grid_z": c["grid"][2][ki],
         "block_x": c["block"][0][ki], "block_y": c["block"][1][ki], "block_z": c["block"][2][ki],
@@ -100,34 +129,12 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         **_comm_args(c, ki, np.where(has_coll[ki], ki, comm_row[kpos])),
     }), KERNEL_COLUMNS)
 
-    mi = np.flatnonzero(is_mem)
-    mpos = np.searchsorted(gi, mi)
-    mnames = _take(namev, mi)
     mem = conform(pd.DataFrame({
-        "start_ns": start[mi], "end_ns": end[mi],
-        "kind": _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object)),
+        "start_ns": start[mi], "end_ns": end[mi], "kind": mkind,
         "bytes": c["bytes"][mi], "device": dev[mi], "stream": stream[mi], "correlation": corr[mi],
         "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": rank}), MEMOP_COLUMNS)
 
-    ri = np.flatnonzero(is_ann | is_gann | (is_step & is_op))
-    src = np.where(is_gann[ri], "gpu_user_annotation", np.where(is_step[ri], "profiler_step", "user_annotation"))
-    rng = pd.DataFrame({"start_ns": start[ri], "end_ns": end[ri], "name": _take(namev, ri), "domain": "torch",
-                        "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
-    rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
-    rng = conform(rng, RANGE_COLUMNS)
-
-    oi = np.flatnonzero(is_op | is_py)
-    cpu_ops = pd.DataFrame({
-        "start_ns": start[oi], "end_ns": end[oi], "name": _take(namev, oi),
-        "kind": _cat_from(is_py[oi].astype(np.int8), np.array(["cpu_op", "python_function"], dtype=object)),
-        "pid": pid[oi], "tid": tid[oi],
-        "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
-        "input_types": _blank(_take(c["intypes"], oi))}, copy=False)  # columns are fresh: not copied again
-    cpu_ops["depth"] = nesting_depth(start[oi], end[oi], (pid[oi] << 24) ^ tid[oi])
-    cpu_ops = conform(cpu_ops, CPU_OP_COLUMNS)
-
     props = header.get("deviceProperties") or []
-    used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
     names = {int(p.get("id", i)): p.get("name", "") for i, p in enumerate(props)}
     meta = {
         "format": "torch", "profiler": "torch.profiler",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...intervals import nesting_depth
+from ...intervals import nest_order
 from .names import _cat_from
 
 
@@ -29,11 +29,10 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     lidx = launch_idx[lorder][pos]
     # ops grouped by thread, sorted by (thread, start, -end): enclosing ops come first
     thread = (pid[oi] << 24) ^ tid[oi]
-    order = np.lexsort((-end[oi], start[oi], thread))
+    order, okey, depth = nest_order(start[oi], end[oi], thread)
     oi = oi[order]
     othread, ostart, oend = thread[order], start[oi], end[oi]
-    depth = nesting_depth(ostart, oend, othread)
-    parent = _parents(othread, ostart, depth)
+    parent = _parents(othread, okey, depth)
     # innermost op enclosing each launch: last op starting at/before the launch on its thread,
     # walked up through parents until it contains the launch
     lth = (pid[lidx] << 24) ^ tid[lidx]
@@ -87,22 +86,25 @@ def _distinct_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return code, first
 
 
-def _parents(thread: np.ndarray, start: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """Index of the enclosing op (sorted order) for ops sorted by (thread, start, -end)."""
-    n = start.size
+def _parents(thread: np.ndarray, key: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Index of the enclosing op (sorted order) for ops sorted by (thread, start, -end); `key`:
+    nest_order's (thread, start) key of each."""
+    n = key.size
     parent = np.full(n, -1, dtype=np.int64)
     for d in range(1, int(depth.max()) + 1 if n else 0):
         child = np.flatnonzero(depth == d)
         cand = np.flatnonzero(depth == d - 1)
         if not child.size or not cand.size:
             continue
-        # the last depth d-1 op at or before the child, on the same thread
-        k = _last_at_or_before(thread[cand], start[cand], thread[child], start[child], stable_index=cand)
-        parent[child] = k
+        # the last depth d-1 op at or before the child, on the same thread: one search, as the
+        # key orders by (thread, start)
+        k = np.searchsorted(key[cand], key[child], side="right") - 1
+        k = np.where(k >= 0, cand[np.maximum(k, 0)], -1)
+        parent[child] = np.where((k >= 0) & (thread[np.maximum(k, 0)] == thread[child]), k, -1)
     return parent
 
 def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_thread: np.ndarray,
-                       q_start: np.ndarray, stable_index: np.ndarray | None = None) -> np.ndarray:
+                       q_start: np.ndarray) -> np.ndarray:
     """For queries (thread, t): index of the last element with the same thread and start <= t, else -1.
 
     The elements must be sorted by (thread, start)."""
@@ -121,7 +123,5 @@ def _last_at_or_before(thread_sorted: np.ndarray, start_sorted: np.ndarray, q_th
         k = np.searchsorted(start_sorted[a:b], q_start[qm], side="right") - 1
         ok = k >= 0
         out = np.where(ok, a + k, -1)
-        if stable_index is not None:
-            out = np.where(ok, stable_index[np.maximum(out, 0)], -1)
         res[qm] = out
     return res

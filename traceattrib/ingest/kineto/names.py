@@ -30,9 +30,13 @@ def _take(values: pd.Categorical, idx: np.ndarray) -> pd.Categorical:
     return _cat_from(values.codes[idx], np.asarray(values.categories, dtype=object))
 
 def _is(values: pd.Categorical, *wanted: str) -> np.ndarray:
+    """Rows whose value is one of `wanted`."""
     cats = values.categories
-    codes = [cats.get_loc(w) for w in wanted if w in cats]
-    return np.isin(values.codes, codes) if codes else np.zeros(len(values), bool)
+    out = np.zeros(len(values), bool)
+    for w in wanted:
+        if w in cats:  # one comparison per wanted value: np.isin on int8 codes is ~100x slower
+            out |= values.codes == cats.get_loc(w)
+    return out
 
 def _per_value(values: pd.Categorical, test) -> np.ndarray:
     """Boolean test run once per distinct value, spread over the rows (missing -> False)."""

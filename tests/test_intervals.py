@@ -1,0 +1,98 @@
+"""intervals.nesting_depth and nest_order against per-interval definitions written as Python loops."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from traceattrib.intervals import nest_order, nesting_depth
+
+I64 = np.iinfo(np.int64)
+# small times make ties likely; the extremes force the ranks fallback (groups cannot be shifted apart)
+TIMES = st.one_of(st.integers(0, 12), st.integers(I64.min // 2, I64.max // 2), st.sampled_from([I64.min, I64.max]))
+GROUPS = st.sampled_from([0, 7, -3, (5 << 24) ^ 9, 1 << 46])
+SETTINGS = dict(max_examples=300, deadline=None, derandomize=True, database=None)
+
+
+@st.composite
+def intervals(draw):
+    """(starts, ends, groups or None): durations mostly >= 0, some zero, some negative (no end is
+    int64's minimum, whose negation wraps)."""
+    n = draw(st.integers(0, 25))
+    s = np.array([draw(TIMES) for _ in range(n)], dtype=np.int64)
+    dur = np.array([draw(st.integers(-3, 10)) for _ in range(n)], dtype=np.int64)
+    e = np.clip(s.astype(object) + dur.astype(object), I64.min + 1, I64.max).astype(np.int64)
+    g = None if draw(st.booleans()) else np.array([draw(GROUPS) for _ in range(n)], dtype=np.int64)
+    return s, e, g
+
+
+def _rank_order(s, e, g):
+    """Per interval, its position in the (group, start, end descending, input) order, as tuples."""
+    n = s.size
+    keys = [(int(g[i]), int(s[i]), -int(e[i]), i) for i in range(n)]
+    return {i: p for p, (*_, i) in enumerate(sorted(keys))}
+
+
+@settings(**SETTINGS)
+@given(iv=intervals())
+def test_nest_order_is_lexsort(iv):
+    s, e, g = iv
+    gg = np.zeros(s.size, np.int64) if g is None else g
+    order, key, depth = nest_order(s, e, g)
+    pos = _rank_order(s, e, gg)
+    assert [pos[i] for i in order.tolist()] == list(range(s.size))
+    # the key: non-decreasing, equal exactly for the same group and start
+    for a in range(s.size - 1):
+        i, j = order[a], order[a + 1]
+        assert key[a] <= key[a + 1]
+        assert (key[a] == key[a + 1]) == (gg[i] == gg[j] and s[i] == s[j])
+    assert depth.tolist() == nesting_depth(s, e, g)[order].tolist()
+
+
+@settings(**SETTINGS)
+@given(iv=intervals())
+def test_nesting_depth_definition(iv):
+    s, e, g = iv
+    gg = np.zeros(s.size, np.int64) if g is None else g
+    pos = _rank_order(s, e, gg)
+    want = []
+    for i in range(s.size):
+        mine = [j for j in range(s.size) if gg[j] == gg[i]]
+        # earlier intervals still open at its start, less the intervals not earlier (itself included)
+        # that ended by its start: zero-length or reversed ones
+        still_open = sum(1 for j in mine if pos[j] < pos[i] and e[j] > s[i])
+        ended_after = sum(1 for j in mine if pos[j] >= pos[i] and e[j] <= s[i])
+        want.append(still_open - ended_after)
+    got = nesting_depth(s, e, g)
+    assert got.dtype == np.int32
+    assert got.tolist() == want
+
+
+@settings(**SETTINGS)
+@given(n=st.integers(0, 30), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 3))
+def test_nesting_depth_counts_enclosing(n, seed, threads):
+    """Properly nested intervals of positive length: the depth is the number that enclose it."""
+    rng = np.random.default_rng(seed)
+    s, e, g = [], [], []
+    for th in range(threads):
+        stack, t = [], int(rng.integers(0, 5))
+        for _ in range(n):
+            if stack and rng.random() < 0.4:  # close the innermost open interval
+                s.append(stack.pop())
+                t += int(rng.integers(0, 3))
+                e.append(t)
+                g.append(th * 1000)
+            else:
+                stack.append(t)
+                t += int(rng.integers(0, 3))
+        while stack:
+            s.append(stack.pop())
+            t += 1
+            e.append(t)
+            g.append(th * 1000)
+    s, e, g = np.array(s, np.int64), np.array(e, np.int64), np.array(g, np.int64)
+    keep = e > s
+    s, e, g = s[keep], e[keep], g[keep]
+    want = [sum(1 for j in range(s.size) if j != i and g[j] == g[i] and s[j] <= s[i] and e[i] <= e[j]
+                and (s[j], -e[j], j) < (s[i], -e[i], i)) for i in range(s.size)]
+    assert nesting_depth(s, e, g).tolist() == want
