@@ -26,9 +26,12 @@ from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _sh
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 
 def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None) -> Trace:
+    """The model's tables from `parse.read_columns`' columns `c`, which are consumed: each is
+    dropped from `c` once used, so the tables are built beside fewer of them (a lower peak)."""
     catv, namev = c["cat"], c["name"]
+    c.pop("idx")
     start = c["ts"]
-    end = start + np.maximum(c["dur"], 0)
+    end = start + np.maximum(c.pop("dur"), 0)
     pid, tid, corr = c["pid"], c["tid"], c["corr"].copy()
     # string columns are categoricals with sorted categories: tests run once per distinct value
     is_kernel = _is(catv, "kernel")
@@ -50,15 +53,28 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     # GPU op correlation: args.correlation, else the ac2g flow end bound to the event
     gpu = is_kernel | is_mem
     missing = gpu & (corr < 0)
-    fl = c["flows"]
+    fl = c.pop("flows")
     if missing.any() and fl["id"].size:
         flows = pd.DataFrame({"pid": fl["pid"], "tid": fl["tid"], "ts": fl["ts"], "fid": fl["id"]}) \
             .drop_duplicates(["pid", "tid", "ts"])
         q = pd.DataFrame({"pid": pid[missing], "tid": tid[missing], "ts": start[missing]})
         corr[missing] = q.merge(flows, how="left", on=["pid", "tid", "ts"])["fid"].fillna(-1).astype(np.int64).to_numpy()
 
+    del fl
     li = np.flatnonzero(is_launch)
     gi = np.flatnonzero(gpu)
+    ki = np.flatnonzero(is_kernel)
+    kpos = np.searchsorted(gi, ki)
+    mi = np.flatnonzero(is_mem)
+    mpos = np.searchsorted(gi, mi)
+    # columns only GPU ops have, taken for them now and dropped whole
+    # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
+    dev = np.where(c["dev"][gi] < 0, pid[gi], c.pop("dev")[gi])
+    stream = np.where(c["stream"][gi] < 0, tid[gi], c.pop("stream")[gi])
+    kgraph = c.pop("graph")[ki]
+    grid = [v[ki] for v in c.pop("grid")]
+    block = [v[ki] for v in c.pop("block")]
+    mbytes = c.pop("bytes")[mi]
     coll = c["coll"]
     has_coll = _per_value(coll, bool)  # a non-empty collective name in the event's args
     # the op chains (mostly numpy sorts and searches, which release the GIL) are found on a second
@@ -101,28 +117,20 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
             # torch traces carry no graph id on graph kernels; their launch call says cudaGraphLaunch
             via_graph[hit] = _per_value(namev, lambda s: s.startswith(
                 ("cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch")))[lj]
-        # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
-        dev = np.where(c["dev"] < 0, pid, c["dev"])
-        stream = np.where(c["stream"] < 0, tid, c["stream"])
-        graph = c["graph"]
-        used = sorted(set(int(d) for d in np.unique(dev[gi]))) if gi.size else []
+        used = sorted(set(int(d) for d in np.unique(dev))) if gi.size else []
 
-        ki = np.flatnonzero(is_kernel)
-        kpos = np.searchsorted(gi, ki)
-        kgraph = np.where(graph[ki] >= 0, graph[ki], np.where(via_graph[kpos], 0, -1))
+        kgraph = np.where(kgraph >= 0, kgraph, np.where(via_graph[kpos], 0, -1))
         kname = _take(namev, ki)
         kshort = _short_names(kname)
-        mi = np.flatnonzero(is_mem)
-        mpos = np.searchsorted(gi, mi)
         mnames = _take(namev, mi)
         mkind = _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object))
         op_chain, op_types, op_row, comm_row = evidence.result()
 
     kern = conform(pd.DataFrame({
         "start_ns": start[ki], "end_ns": end[ki], "name": kname, "short_name": kshort,
-        "device": dev[ki], "stream": stream[ki], "correlation": corr[ki], "pid": launch_pid[kpos],
-        "grid_x": c["grid"][0][ki], "grid_y": c["grid"][1][ki], "grid_z": c["grid"][2][ki],
-        "block_x": c["block"][0][ki], "block_y": c["block"][1][ki], "block_z": c["block"][2][ki],
+        "device": dev[kpos], "stream": stream[kpos], "correlation": corr[ki], "pid": launch_pid[kpos],
+        "grid_x": grid[0], "grid_y": grid[1], "grid_z": grid[2],
+        "block_x": block[0], "block_y": block[1], "block_z": block[2],
         "graph_id": pd.arrays.IntegerArray(np.maximum(kgraph, 0), kgraph < 0),
         "op": _take(op_chain, kpos), "op_input_types": _take(op_types, kpos), "rank": rank,
         "op_id": np.where(op_row[kpos] >= 0, c["ext"][np.maximum(op_row[kpos], 0)], -1),
@@ -131,7 +139,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
 
     mem = conform(pd.DataFrame({
         "start_ns": start[mi], "end_ns": end[mi], "kind": mkind,
-        "bytes": c["bytes"][mi], "device": dev[mi], "stream": stream[mi], "correlation": corr[mi],
+        "bytes": mbytes, "device": dev[mpos], "stream": stream[mpos], "correlation": corr[mi],
         "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": rank}), MEMOP_COLUMNS)
 
     props = header.get("deviceProperties") or []
