@@ -165,3 +165,27 @@ def test_stored_report_texts_share_the_budget(tmp_path, monkeypatch):
     cache.write_output(second, "b", [])
     assert cache.read_output(first) is None and cache.read_output(second) == ("b", [])
     assert [e["kind"] for e in cache.entries(d)] == ["report"]
+
+
+def test_store_beside_the_analysis_keeps_the_trace_as_read(tmp_path):
+    """file_task writes the tables while it analyzes (cache.read_file's deferred store): the entry
+    holds the trace as read, not the world size the task sets afterwards, and reads back equal."""
+    from traceattrib import parallel
+
+    p = str(FIXTURES / "llama_eager_torch.pt.trace.json.gz")
+    stores: list = []
+    t = cache.read_file(p, cache_dir=str(tmp_path), deferred=stores)
+    assert len(stores) == 1 and not cache.has_tables(p, str(tmp_path))  # not written yet
+    t.meta["world_size"] = 99
+    t.kernels["start_ns"] = 0  # a change after the read: not what the store writes
+    stores[0]()
+    back = cache.read_file(p, cache_dir=str(tmp_path))
+    assert back.meta["cached"] and back.meta.get("world_size") != 99
+    pd.testing.assert_frame_equal(back.kernels, read(p).kernels)
+
+    shutil.rmtree(tmp_path)
+    meta, results = parallel.file_task(p, None, None, use_cache=True, cache_dir=str(tmp_path), n_files=3)
+    assert meta["cached"] is False and meta["results_cached"] is False and results
+    assert cache.has_tables(p, str(tmp_path))
+    again = cache.read_file(p, cache_dir=str(tmp_path))
+    assert again.meta["cached"] and again.meta.get("world_size") != 3

@@ -168,11 +168,13 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
 
 def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-              progress: ProgressFn = noop, started: Started | None = None) -> Trace:
+              progress: ProgressFn = noop, started: Started | None = None, deferred: list | None = None) -> Trace:
     """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
     which. A cached read validates like a fresh one: the same file gives the same result or the
     same TraceError with or without the cache, whichever command filled it. started: an export's
-    reads already begun (nsys_tables.start), used when the file is parsed."""
+    reads already begun (nsys_tables.start), used when the file is parsed. deferred: a list that
+    receives the store of a miss as a callable instead of it being run here (the caller runs it,
+    e.g. beside the analysis: writing Parquet takes about 0.8 s for a million kernels)."""
     from .ingest import read_file as parse
 
     if not use_cache:
@@ -195,10 +197,31 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
+    from .model import Trace
+
     t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
     t.meta = _plain_meta(t.meta)
+    # what is stored is the trace as read: later changes to `t` do not reach a deferred store
+    # (the tables are shared copy-on-write, the meta is copied)
+    kept = Trace(**{n: df.copy(deep=False) for n, df in t.tables().items()}, meta=dict(t.meta))
+    try:
+        _validate(t, path, require_gpu)
+    except TraceError:  # stored all the same (another command may take it), before saying why
+        _store(kept, root, entry)
+        raise
+    if deferred is None:
+        _store(kept, root, entry)
+    else:
+        deferred.append(functools.partial(_store, kept, root, entry))
+    t.meta["cached"] = False
+    return t
+
+
+def _store(t: Trace, root: str, entry: str) -> None:
+    """Write `t`'s tables as cache entry `entry` under `root`, best effort: a read-only or full
+    cache directory, or tables Parquet cannot hold, only cost speed."""
     tmp = None
-    try:  # best effort: a read-only or full cache directory, or tables Parquet cannot hold, only cost speed
+    try:
         os.makedirs(root, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
         write_tables(t, tmp)
@@ -207,8 +230,6 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     except _cache_errors():
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
-    t.meta["cached"] = False
-    return _validate(t, path, require_gpu)
 
 
 def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from . import cache, classify, comm, sol
@@ -84,12 +85,18 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
         if hit is not None and all(isinstance(r, RankResult) for r in hit[1]):
             meta, results = hit
             return dict(meta, path=path, cached=True, results_cached=True), results
-    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started)
+    stores: list = []  # the file's tables are written to the cache beside the analysis
+    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
+                        deferred=stores)
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
-    results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
-               for sub, _ in split_ranks(t)]
+    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-cache") as pool:
+        stored = [pool.submit(s) for s in stores]
+        results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
+                   for sub, _ in split_ranks(t)]
+        for f in stored:
+            f.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
     if entry:
         cache.write_results(entry, {k: v for k, v in meta.items() if k != "cached"}, results)
         meta["results_cached"] = False
