@@ -156,14 +156,14 @@ def _by_value(col, convert, out_type):
     return pa.DictionaryArray.from_arrays(d.indices, pa.array(vals, out_type))
 
 
-def _items(col, names: tuple) -> list:
-    """A list-of-integers JSON text column (grid, block) -> int64 arrays of its first items, 0
+def _items(col) -> list:
+    """A list-of-integers JSON text column (grid, block) -> int64 arrays of its first 3 items, 0
     where the list is absent or shorter (as the pyarrow path reads them)."""
     import pyarrow.compute as pc
     d = pc.dictionary_encode(col)
     lists = [_int_list(v) for v in d.dictionary.to_pylist()] + [[]]  # the last: absent
     codes = d.indices.fill_null(len(lists) - 1).to_numpy(zero_copy_only=False)
-    return [np.array([v[i] if len(v) > i else 0 for v in lists], np.int64)[codes] for i in range(len(names))]
+    return [np.array([v[i] if len(v) > i else 0 for v in lists], np.int64)[codes] for i in range(3)]
 
 
 def _decoded(text: str):
@@ -260,9 +260,8 @@ def conform(raw, fd: int, starts, lens, int_args: list, str_args: list, text_suf
             names.append(key)
             fields.append(_by_value(args.field(key), _string, s))
         for key in ("grid", "block"):
-            keys = (key + "0", key + "1", key + "2")
-            names += keys
-            fields += _items(args.field(key), keys)
+            names += [key + "0", key + "1", key + "2"]
+            fields += _items(args.field(key))
         names += ["Input type", "Input Dims"]
         fields += [_by_value(args.field("Input type"), _types, s), _by_value(args.field("Input Dims"), _dims, s)]
         pid, tid, ids = _ids(c["pid"]), _ids(c["tid"]), _ints(c["id"], False)[0]

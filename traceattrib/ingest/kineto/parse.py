@@ -677,9 +677,7 @@ def _read(path: str, f, report=None) -> tuple[dict, _Acc]:
                 tail, piece = _last_piece(s, acc, top_list)
                 header.update(tail)
                 pending.append(_start_piece(piece, acc, parser))
-                while pending:
-                    if not _steal(pending, parser):
-                        _finish_piece(path, pending.popleft(), acc)
+                _finish_pieces(path, pending, parser, acc, keep=0)
                 break
             if s.buf[i] == ord("]"):  # the array ends before the buffer does: read to the end
                 while s.more():
@@ -689,11 +687,8 @@ def _read(path: str, f, report=None) -> tuple[dict, _Acc]:
             if piece is None:  # one event larger than the buffer: more() grows it
                 continue
             pending.append(_start_piece(piece, acc, parser))
-            while len(pending) >= AHEAD:
-                if _steal(pending, parser):
-                    continue
-                _finish_piece(path, pending.popleft(), acc)  # (closes its memfd, even when it raises)
-                _release_arrow_memory()
+            if len(pending) >= AHEAD:
+                _finish_pieces(path, pending, parser, acc, keep=AHEAD - 1)
                 if report:
                     report()
     finally:
@@ -917,6 +912,16 @@ def _start_piece(piece, acc: _Acc, parser) -> tuple:
             piece.fd, piece.data = duck.stage([piece.data]), None
         fut = parser.submit(piece.fd, _DUCK_ARGS, _DUCK_CATS)
     return piece, first, fut
+
+
+def _finish_pieces(path: str, pending: deque, parser, acc: _Acc, keep: int) -> None:
+    """Finish the oldest started pieces, in file order, until `keep` remain; while the oldest is
+    not parsed yet, this thread parses a queued one (`_steal`) rather than wait."""
+    while len(pending) > keep:
+        if _steal(pending, parser):
+            continue
+        _finish_piece(path, pending.popleft(), acc)  # (closes its memfd, even when it raises)
+        _release_arrow_memory()
 
 
 def _steal(pending: deque, parser) -> bool:
