@@ -26,8 +26,9 @@ from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _sh
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 
 def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None) -> Trace:
-    """The model's tables from `parse.read_columns`' columns `c`, which are consumed: each is
-    dropped from `c` once used, so the tables are built beside fewer of them (a lower peak)."""
+    """The model's tables from `parse.read_columns`' columns `c`, which are consumed: the columns
+    one table needs are dropped from `c` once taken, so the tables are built beside fewer of them
+    (a lower peak)."""
     catv, namev = c["cat"], c["name"]
     c.pop("idx")
     start = c["ts"]
@@ -69,8 +70,9 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     mpos = np.searchsorted(gi, mi)
     # columns only GPU ops have, taken for them now and dropped whole
     # Kineto puts the device in pid and the stream in tid of GPU events; args are preferred.
-    dev = np.where(c["dev"][gi] < 0, pid[gi], c.pop("dev")[gi])
-    stream = np.where(c["stream"][gi] < 0, tid[gi], c.pop("stream")[gi])
+    dev, stream = c.pop("dev")[gi], c.pop("stream")[gi]
+    dev = np.where(dev < 0, pid[gi], dev)
+    stream = np.where(stream < 0, tid[gi], stream)
     kgraph = c.pop("graph")[ki]
     grid = [v[ki] for v in c.pop("grid")]
     block = [v[ki] for v in c.pop("block")]

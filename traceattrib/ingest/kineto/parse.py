@@ -929,7 +929,7 @@ def _steal(pending: deque, parser) -> bool:
     the newest piece the worker has not begun is parsed here instead of waiting. DuckDB's parse is
     the longer of the two threads' work per piece (about 0.08 s against 0.05 s per 10 MiB), so
     without this the main thread waited 0.5-0.7 s per 300 MiB load."""
-    if parser is None or pending[0][2] is None or pending[0][2].done():
+    if pending[0][2] is None or pending[0][2].done():  # (no parser: no futures)
         return False
     for j in range(len(pending) - 1, 0, -1):
         piece, first, fut = pending[j]
