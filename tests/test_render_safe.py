@@ -41,3 +41,18 @@ def test_clean_frame_touches_categories_only_and_merges_collisions():
 def test_clean_obj_nested():
     assert clean_obj({"gpus": ["H200\n", b"x\xff"], "n": 3, "k\x1b": ("t\t",)}) == \
         {"gpus": ["H200\\n", "x\ufffd"], "n": 3, "k\\x1b": ("t\\t",)}
+
+
+def test_clean_frame_string_columns_cleaned_only_where_needed():
+    # every string safe (and non-strings): the frame comes back as it was, not copied
+    safe = pd.DataFrame({"name": ["gemm", "attn ≤ 2", None], "x": [1.5, None, 2.0]}, dtype=object)
+    assert clean_frame(safe) is safe
+    # one unsafe string among many safe ones, a bytes value, a string dtype column
+    n = 5000
+    names = [f"kernel_{i}" for i in range(n)]
+    df = pd.DataFrame({"name": names[:-1] + ["evil\u202e"], "raw": [b"b\xff"] + ["s"] * (n - 1),
+                       "s": pd.array(names[:-2] + ["a\tb", None], dtype="string")})
+    out = clean_frame(df)
+    assert out["name"].iloc[-1] == "evil\\u202e" and out["name"].iloc[0] == "kernel_0"
+    assert out["raw"].iloc[0] == "b\ufffd" and out["raw"].iloc[1] == "s"
+    assert out["s"].iloc[-2] == "a\\tb" and pd.isna(out["s"].iloc[-1])

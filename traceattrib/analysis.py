@@ -174,10 +174,15 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     rules = rules if rules is not None else classify.load_rules()
     trace, perm = sort_rows(trace)
     rank = _rank_of(trace)
-    kc = classify.classify_kernels(trace.kernels, rules)
-    mc = classify.classify_memops(trace.memops, rules)
+    # the GPU ops table needs no classification: made in a second thread meanwhile (numpy,
+    # which releases the GIL)
+    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-ops") as pool:
+        making = pool.submit(steps.gpu_ops, trace)
+        kc = classify.classify_kernels(trace.kernels, rules)
+        mc = classify.classify_memops(trace.memops, rules)
+        ops = making.result()
     try:
-        st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers)
+        st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers, ops=ops)
     except TraceError as e:
         # another rank may hold the ranges: the merge fails only when no rank does
         if steps_regex and "matches no range name" in str(e):

@@ -571,6 +571,9 @@ def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:
     for t in tables:
         if len(t):
             pid = t["pid"].to_numpy()
+            if known.size == 1:  # one process (usual): one comparison, no search over millions of calls
+                t["rank"] = np.where(pid == known[0], 0, -1).astype(np.int32)
+                continue
             pos = np.minimum(np.searchsorted(known, pid), max(known.size - 1, 0))
             hit = known[pos] == pid if known.size else np.zeros(pid.size, bool)
             t["rank"] = np.where(hit, pos, -1).astype(np.int32)

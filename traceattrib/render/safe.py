@@ -74,6 +74,8 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
             else:  # two names that differ only in unsafe characters: merge them
                 s = s.astype(object).map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v).astype("category")
         elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            if _all_safe(s.to_numpy(dtype=object)):
+                continue
             mapped = s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
             if mapped.equals(s):
                 continue
@@ -84,6 +86,15 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
             out = df.copy(deep=False)
         out[c] = s
     return df if out is None else out
+
+
+def _all_safe(values) -> bool:
+    """True when `clean` would leave every value as it is: no bytes, and no unsafe character in
+    any string (one search over all of them joined by a safe space, not one call per row)."""
+    strs = [v for v in values if isinstance(v, str)]
+    if any(isinstance(v, (bytes, bytearray, memoryview)) for v in values):
+        return False
+    return _UNSAFE.search(" ".join(strs)) is None
 
 
 def clean_report(rep):
