@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from traceattrib import findings, idle, steps
 from traceattrib.analysis import analyze
@@ -386,3 +388,23 @@ def test_host_activity_keeps_epoch_ns_exact():
     t0 = 1_700_000_000_000_000_001
     s, e = ctx._activity(1, 0, None, np.array([t0]), np.array([t0 + 7]), t0 + 100, t0 + 200)
     assert s.dtype == np.int64 and [int(s[0]), int(e[0])] == [t0, t0 + 7]
+
+
+_SMALL = st.integers(-2, 3)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(rows=st.lists(st.tuples(_SMALL, _SMALL, _SMALL, st.integers(0, 4)), max_size=12))
+def test_gap_order_check_and_merged_shortcut(rows):
+    """_in_gap_order says whether np.lexsort((-le, s, step)) leaves rows in place; _merged (with
+    its shortcut for intervals already disjoint and in order) is the union of the intervals."""
+    step, s, le, d = (np.array([r[i] for r in rows], np.int64) for i in range(4))
+    if s.size:
+        assert idle._in_gap_order(step, s, le) == bool((np.lexsort((-le, s, step)) == np.arange(s.size)).all())
+    e = s + d
+    us, ue = idle._merged(s, e)
+    cover = {x for a, z in zip(s.tolist(), e.tolist()) for x in range(a, z)}
+    assert {x for a, z in zip(us.tolist(), ue.tolist()) for x in range(a, z)} == cover
+    assert (us[1:] > ue[:-1]).all() and (ue >= us).all()
+    if (s[1:] > e[:-1]).all():  # (d >= 0) the shortcut: returned as they are
+        assert us is s and ue is e

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traceattrib.analysis import analyze
-from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed
+from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed, bucket_unions
 from traceattrib.ingest import read
 from traceattrib.model import (
     GRAPH_COLUMNS,
@@ -303,3 +303,52 @@ def test_breakdown_matches_a_segment_by_segment_count(ops):
     for b in _BUCKET_NAMES:
         assert (row[f"{b}_time_ns"], row[f"{b}_exposed_ns"]) == (time[b], alone[b]), b
     assert row["overlap_ns"] == busy - sum(alone.values())
+
+
+@st.composite
+def _step_intervals(draw):
+    """Intervals of a few steps laid apart in time as breakdown lays them (ns): (s, e, bucket,
+    step, nsteps, nb). Short spans make ties and overlaps between buckets common; some intervals
+    are empty or end before they start, some steps have a zero span or no interval; rows come
+    sorted by start or shuffled."""
+    nb = draw(st.integers(1, len(ALL_BUCKETS)))
+    nsteps = draw(st.integers(0, 4))
+    used = draw(st.sampled_from([[0], [nb - 1], list(range(nb))]))  # one bucket, or any
+    rows, at = [], draw(st.sampled_from([0, 7, 10**15]))
+    for k in draw(st.permutations(range(nsteps))):  # step ids need not follow time order
+        span = draw(st.sampled_from([0, 1, 5, 30]))
+        for _ in range(draw(st.integers(0, 10))):
+            a = draw(st.integers(0, span))
+            z = min(a + draw(st.integers(-2, span)), span)
+            rows.append((at + a, at + z, draw(st.sampled_from(used)), k))
+        at += span + draw(st.integers(1, 3))
+    if draw(st.booleans()):
+        rows = draw(st.permutations(rows))
+    else:
+        rows.sort(key=lambda r: r[0])
+    s, e, b, k = (np.array([r[i] for r in rows], np.int64) for i in range(4))
+    return s, e, b, k, nsteps, nb
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(iv=_step_intervals())
+def test_bucket_unions_match_a_segment_by_segment_count(iv):
+    """bucket_unions against the definition: per elementary segment between interval edges, the
+    buckets with an interval covering it (an interval ending before it starts covers nothing)."""
+    s, e, b, k, nsteps, nb = iv
+    busy, time, alone = bucket_unions(s, e, b, k, nsteps, nb)
+    want_busy, want_time, want_alone = np.zeros(nsteps, np.int64), np.zeros((nsteps, nb), np.int64), \
+        np.zeros((nsteps, nb), np.int64)
+    for step in range(nsteps):
+        m = k == step
+        pts = sorted(set(s[m].tolist()) | set(e[m].tolist()))
+        for a, z in zip(pts, pts[1:]):
+            running = {int(x) for x in b[m & (s <= a) & (e >= z)]}
+            want_busy[step] += (z - a) if running else 0
+            for x in running:
+                want_time[step, x] += z - a
+            if len(running) == 1:
+                want_alone[step, running.pop()] += z - a
+    np.testing.assert_array_equal(busy, want_busy)
+    np.testing.assert_array_equal(time, want_time)
+    np.testing.assert_array_equal(alone, want_alone)

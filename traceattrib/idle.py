@@ -129,8 +129,11 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         # step (step -1) sort first
         s, e = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
         le = np.where(lrow >= 0, l_end[np.maximum(lrow, 0)] if l_end.size else 0, _INF)
-        o = np.lexsort((-le, s, step_all))[len(ops) - n_in_step:]
-        step, s, e, lr, le = step_all[o], s[o], e[o], lrow[o], le[o]
+        if n_in_step < len(ops) or not _in_gap_order(step_all, s, le):
+            o = np.lexsort((-le, s, step_all))[len(ops) - n_in_step:]
+            step, s, e, lr, le = step_all[o], s[o], e[o], lrow[o], le[o]
+        else:  # (steps.gpu_ops sorts ops by start: no sort and no copies)
+            step, lr = step_all, lrow
         head = np.r_[True, step[1:] != step[:-1]]
         run_end = _group_cummax(e, head)
         prev = np.r_[np.int64(-1), run_end[:-1]]
@@ -141,7 +144,8 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         # began: a GPU-side bubble
         gap = s > prev
         q = gap & (lr >= 0) & (le <= prev)
-        queued = group_sums(step[q], s[q] - prev[q], nsteps)
+        h = np.flatnonzero(head)  # (rows in step order: a step's sum is one reduceat run)
+        queued[step[h]] = np.add.reduceat(np.where(q, s - prev, 0), h)
         sums[:, LAUNCH] += queued
         # otherwise: what T did until the launch call ended, then launch latency: `sync` while T
         # sits in a synchronizing call (a runtime may hold submitted work back until then: HIP's
@@ -202,6 +206,13 @@ def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launche
                      "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
                      "the CPU did")
     return notes
+
+
+def _in_gap_order(step: np.ndarray, s: np.ndarray, le: np.ndarray) -> bool:
+    """Whether rows are in the order of np.lexsort((-le, s, step)) already (a stable sort: rows
+    with equal keys stay as they are)."""
+    same_step, same_s = step[1:] == step[:-1], s[1:] == s[:-1]
+    return bool(((step[1:] > step[:-1]) | (same_step & ((s[1:] > s[:-1]) | (same_s & (le[1:] <= le[:-1]))))).all())
 
 
 def _group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
@@ -414,7 +425,8 @@ class _Context:
         acs, ace = self._activity(t, rank, crow, cos, coe, first_call, last_end)
         pts1, state1 = _sweep(cs, ce, sy > 0, lps, lpe, acs, ace, lo, hi, rules.launch_run_gap_ns)
         # names: candidates on this thread that overlap host time
-        hs, he = pts1[:-1][state1 == HOST], pts1[1:][state1 == HOST]
+        host = state1 == HOST
+        hs, he = pts1[:-1][host], pts1[1:][host]
         cand = self._candidates(t, rank, crow, cos, coe, src, hs, he)
         pts, state = pts1, state1
         if cand[0].size:  # cut the segments where candidates start or end
@@ -438,9 +450,13 @@ class _Context:
         k1 = np.searchsorted(pts, qb, "left")
         n = np.maximum(k1 - k0, 0)
         qi = np.repeat(np.arange(qa.size), n)
-        kk = k0[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(n) - n, n))
-        length = np.minimum(qb[qi], pts[kk + 1]) - np.maximum(qa[qi], pts[kk])
-        return qi, state[kk], label[kk], length
+        at = np.cumsum(n) - n  # each window's first piece
+        kk = np.arange(qi.size) + np.repeat(k0 - at, n)
+        # segments inside a window are whole: only its first starts at qa and its last ends at qb
+        a, z = pts[kk], pts[1:][kk]
+        w = np.flatnonzero(n)
+        a[at[w]], z[at[w] + n[w] - 1] = qa[w], qb[w]
+        return qi, state[kk], label[kk], z - a
 
     def _contains_step(self, rank: int, s: np.ndarray, e: np.ndarray) -> np.ndarray:
         """Which intervals [s, e) contain a whole step window of the rank (the loop, the step
@@ -561,7 +577,7 @@ NEAR_MAX_KEEP = 0.8
 
 def _merged(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The union of the intervals [s, e) as disjoint intervals, sorted (ns)."""
-    if not s.size:
+    if not s.size or ((s[1:] > e[:-1]).all() and (e >= s).all()):  # (disjoint and in order already: the gaps)
         return s, e
     o = np.argsort(s, kind="stable")
     s, e = s[o], np.maximum.accumulate(e[o])
