@@ -91,10 +91,9 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
 def _all_safe(values) -> bool:
     """True when `clean` would leave every value as it is: no bytes, and no unsafe character in
     any string (one search over all of them joined by a safe space, not one call per row)."""
-    strs = [v for v in values if isinstance(v, str)]
     if any(isinstance(v, (bytes, bytearray, memoryview)) for v in values):
         return False
-    return _UNSAFE.search(" ".join(strs)) is None
+    return _UNSAFE.search(" ".join([v for v in values if isinstance(v, str)])) is None
 
 
 def clean_report(rep):
