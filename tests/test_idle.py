@@ -378,6 +378,36 @@ def test_sweep_over_calls_near_the_gaps_only_changes_nothing(name, monkeypatch):
         or len(st.table) != len(rep.steps)
 
 
+@pytest.mark.parametrize("name", ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.pt.trace.json.gz",
+                                  "llama_eager_nsys.sqlite", IDLE_FIXTURES["torch"], SAMPLED])
+def test_windows_split_between_two_threads_change_nothing(name, monkeypatch):
+    """idle._pieces sweeps the two halves of a thread's windows in two threads (each with the
+    calls around its own windows): causes and labels must equal those of one sweep, here with
+    every thread's windows split (HALF_WINDOWS 1), near-call filtering on and off."""
+    tr, _ = loaded(str(FIXTURES / name))
+    st = steps.find_steps(tr)
+    halves = []
+    real = idle._Context.pieces
+
+    def spy(self, t, qa, qb):
+        halves.append(qa.size)
+        return real(self, t, qa, qb)
+
+    monkeypatch.setattr(idle._Context, "pieces", spy)
+    for near in (idle._near_windows, lambda *a: None):
+        monkeypatch.setattr(idle, "_near_windows", near)
+        monkeypatch.setattr(idle, "HALF_WINDOWS", 1 << 40)
+        whole = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+        calls = len(halves)
+        monkeypatch.setattr(idle, "HALF_WINDOWS", 1)
+        split = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+        assert len(halves) == 3 * calls, "every thread's windows must have been split for the test to mean anything"
+        assert whole.causes[list(idle.CAUSE_COLUMNS)].to_numpy().sum() > 0
+        pd.testing.assert_frame_equal(split.causes, whole.causes)
+        pd.testing.assert_frame_equal(split.labels, whole.labels)
+        halves.clear()
+
+
 def test_host_activity_keeps_epoch_ns_exact():
     """A thread with no ranges: its CPU work before the first call keeps every ns of epoch-based
     times (an empty float list once turned them into float64: 1.7e18 + 1 came back 21 ns off)."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -164,7 +165,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
         for t in np.flatnonzero(np.bincount(thr[~none])):
             sel = np.flatnonzero(thr == t)
             sel = sel[np.argsort(wa[sel], kind="stable")]  # sorted searches run faster
-            parts = [ctx.pieces(int(t), wa[sel], wb[sel])]
+            parts = [_pieces(ctx, int(t), wa[sel], wb[sel])]
             qi, label, length = ctx.sync_pieces(int(t), wb[sel], g1r[sel])
             _add(sums, wstep[sel][qi], LAUNCH, -length)
             parts.append((qi, np.full(qi.size, SYNC), label, length))
@@ -181,6 +182,23 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     if nsteps and n_in_step:
         notes = explain_notes(causes, labels, bool(len(launches)))
     return IdleCauses(causes=causes, labels=labels, notes=notes)
+
+
+def _pieces(ctx: _Context, t: int, qa: np.ndarray, qb: np.ndarray):
+    """ctx.pieces over the windows (sorted by qa), their two halves in two threads when there are
+    at least 2 * HALF_WINDOWS: each half's sweep takes the calls around its own windows only, as
+    `_near_windows` does for all of them, so the pieces are the same (0.35 -> 0.28 s on 1M kernels)."""
+    n = qa.size
+    if n < 2 * HALF_WINDOWS:
+        return ctx.pieces(t, qa, qb)
+    ctx.calls(t)  # cached before the threads read it
+    k = n // 2
+    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-idle-half") as pool:
+        later = pool.submit(ctx.pieces, t, qa[k:], qb[k:])
+        first = ctx.pieces(t, qa[:k], qb[:k])
+        second = later.result()
+    return (np.concatenate([first[0], second[0] + k]),
+            *(np.concatenate([a, b]) for a, b in zip(first[1:], second[1:])))
 
 
 def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launches: bool) -> list[str]:
@@ -572,6 +590,7 @@ class _Context:
 
 # filter a thread's calls before the sweep only where that pays: many calls per window, most dropped
 NEAR_MIN_CALLS_PER_WINDOW = 4
+HALF_WINDOWS = 1 << 15  # windows of one thread from which `_pieces` splits them between two threads
 NEAR_MAX_KEEP = 0.8
 
 
