@@ -10,7 +10,8 @@ For each input, in fresh processes (wall time of the whole command, imports incl
 and, in-process, `traceattrib.load(FILE)` from a filled cache (the cached load time alone).
 Medians of --runs runs. traceattrib's modules are byte-compiled first, as `pip install` does (and
 as HTA's are in its venv): where PYTHONDONTWRITEBYTECODE is set (this project's hosts) every run
-would otherwise compile them from source, about 0.15 s of each report. Appends a section to bench/RESULTS.md (replacing an earlier one).
+would otherwise compile them from source, about 0.15 s of each report. Appends a section to
+bench/RESULTS.md (replacing an earlier one).
 """
 from __future__ import annotations
 
@@ -84,8 +85,9 @@ def main() -> None:
     lines = [MARK, "",
              f"`python bench/bench_report.py` on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
              f"{os.cpu_count()} cores, traceattrib {commit.strip() or '?'} (byte-compiled, as installed). "
-             f"Whole-command wall time, imports included; median of {a.runs}. 'cache filled': the same command again (its stored text); "
-             "'--format json, results cached': the per-rank results read back, merged and rendered.", "",
+             f"Whole-command wall time, imports included; median of {a.runs}. 'cache filled': the same "
+             "command again (its stored text); '--format json, results cached': the per-rank results read "
+             "back, merged and rendered.", "",
              "| Input | report, no cache (s) | report, cache filled (s) | --format json, results cached (s) "
              "| cached load alone (s) |",
              "|---|---:|---:|---:|---:|"]

@@ -590,8 +590,10 @@ class _Context:
 
 # filter a thread's calls before the sweep only where that pays: many calls per window, most dropped
 NEAR_MIN_CALLS_PER_WINDOW = 4
-HALF_WINDOWS = 1 << 15  # windows of one thread from which `_pieces` splits them between two threads
 NEAR_MAX_KEEP = 0.8
+# a thread with at least twice this many gap windows has them swept in two halves by two threads
+# (`_pieces`; below that the second thread costs more than it saves)
+HALF_WINDOWS = 1 << 15
 
 
 def _merged(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
