@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .intervals import group_sums
+from .intervals import group_sums, pack_keys
 
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
@@ -251,37 +251,6 @@ def _add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
 
 # --- joins and thread identities ---------------------------------------------------------------
 
-def _pack(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
-    columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
-    lows, bits = [], []
-    for x, y in zip(a, b):
-        ends = [int(f(v)) for v in (x, y) if v.size for f in (np.min, np.max)]
-        lo = min(ends, default=0)
-        lows.append(lo)
-        bits.append(max(max(ends, default=0) - lo, 0).bit_length())
-    if sum(bits) <= 63:
-        def key(cols: list[np.ndarray]) -> np.ndarray:
-            k = np.zeros(cols[0].size, np.int64)
-            for c, lo, nb in zip(cols, lows, bits):
-                if nb:  # a column constant over both tables (one rank, one process) adds no bits
-                    k = (k << nb) | (c - lo)
-            return k
-        return key(a), key(b)
-    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
-    key = None
-    for c in cols:
-        codes, uniq = pd.factorize(c)
-        codes = codes.astype(np.int64)
-        if key is None:
-            key = codes
-        else:  # combine, re-factorizing first when the product would not fit in int64
-            if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
-                key = pd.factorize(key)[0].astype(np.int64)
-            key = key * max(len(uniq), 1) + codes
-    return key[:a[0].size], key[a[0].size:]
-
-
 def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     """A code per launch row for its (rank, pid, tid), and the distinct threads (rank, pid, tid),
     one row per code."""
@@ -290,7 +259,7 @@ def _thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
         codes, first = np.zeros(len(launches), np.int64), np.zeros(1, np.int64)
     else:
         cols = [np.asarray(c, np.int64) for c in cols]
-        key, _ = _pack(cols, [c[:0] for c in cols])
+        key, _ = pack_keys(cols, [c[:0] for c in cols])
         codes = pd.factorize(key)[0].astype(np.int64)
         # codes number threads in order of appearance: a thread's first row is the first code
         # above all codes before it
@@ -388,7 +357,7 @@ class _Context:
         if not len(tab) or not len(self.threads):
             return out
         cols = ("rank", "pid", "tid")
-        tk, rk = _pack([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
+        tk, rk = pack_keys([self.threads[c].to_numpy(np.int64) for c in cols], [tab[c].to_numpy(np.int64) for c in cols])
         if tk.size == 1:  # one launching thread
             return np.where(rk == tk[0], 0, -1)
         order = np.argsort(tk)

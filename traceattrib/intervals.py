@@ -1,8 +1,9 @@
 """Vectorized helpers over int64 nanosecond intervals: sorted unique points, nesting depth,
-exact per-group sums."""
+exact per-group sums, and one int64 key per tuple of integer columns (for joins)."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 
 def sorted_unique(x: np.ndarray) -> np.ndarray:
@@ -93,3 +94,34 @@ def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | Non
     depth = np.empty(order.size, np.int32)
     depth[order] = d
     return depth
+
+
+def pack_keys(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
+    columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
+    lows, bits = [], []
+    for x, y in zip(a, b):
+        ends = [int(f(v)) for v in (x, y) if v.size for f in (np.min, np.max)]
+        lo = min(ends, default=0)
+        lows.append(lo)
+        bits.append(max(max(ends, default=0) - lo, 0).bit_length())
+    if sum(bits) <= 63:
+        def key(cols: list[np.ndarray]) -> np.ndarray:
+            k = np.zeros(cols[0].size, np.int64)
+            for c, lo, nb in zip(cols, lows, bits):
+                if nb:  # a column constant over both tables (one rank, one process) adds no bits
+                    k = (k << nb) | (c - lo)
+            return k
+        return key(a), key(b)
+    cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
+    key = None
+    for c in cols:
+        codes, uniq = pd.factorize(c)
+        codes = codes.astype(np.int64)
+        if key is None:
+            key = codes
+        else:  # combine, re-factorizing first when the product would not fit in int64
+            if int(key.max(initial=0)) + 1 > (2 ** 62) // max(len(uniq), 1):
+                key = pd.factorize(key)[0].astype(np.int64)
+            key = key * max(len(uniq), 1) + codes
+    return key[:a[0].size], key[a[0].size:]

@@ -13,6 +13,8 @@ below 0 or beyond 2**62 ns) are dropped and counted in a warning (meta["warnings
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -230,7 +232,12 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
     # for each in the order they consume them
     opened = started or start(path, require_gpu)
     src, pend = opened.src, opened.pending
+    # NCCL's NVTX ranges come on a connection of their own, in a second thread while the tables
+    # are built (100k ranges take about 0.7 s, mostly sqlite3's rows); the file as read: a WAL
+    # database's copy included, which lives until `opened.close()`
+    pool = ThreadPoolExecutor(1, thread_name_prefix="traceattrib-nccl")
     try:
+        reading_nccl = pool.submit(nccl_nvtx.read, src.read_path)
         r = _Reader(src, pend)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
@@ -252,8 +259,9 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
             cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
                 else samples
         meta = _meta(r, kernels)
-        nccl = nccl_nvtx.read(src.read_path)  # the file as read: a WAL database's copy included
+        nccl = reading_nccl.result()
     finally:
+        pool.shutdown(wait=True, cancel_futures=True)
         opened.close()
     if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
         dropped = "; every row was dropped as invalid" if r.warnings else ""
