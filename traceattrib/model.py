@@ -115,6 +115,21 @@ TABLES: dict[str, dict[str, str]] = {
 _MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size"}
 
 
+def categorical_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
+    """Categorical of values[codes] (code -1: missing) holding only the values used, sorted, like
+    `.astype("category")` of the equivalent object array; equal values at distinct codes merge.
+    O(rows) plus a sort of the distinct values."""
+    if not codes.size:
+        return pd.Categorical(np.array([], dtype=object))
+    values = np.asarray(values, dtype=object)
+    shifted = np.asarray(codes, dtype=np.int64) + 1  # 0: missing
+    used = np.flatnonzero(np.bincount(shifted, minlength=values.size + 1)[1:])
+    cats, to_cat = np.unique(values[used], return_inverse=True)
+    remap = np.full(values.size + 1, -1, dtype=np.int64)
+    remap[used + 1] = to_cat.reshape(-1)
+    return pd.Categorical.from_codes(remap[shifted], categories=pd.Index(list(cats)))
+
+
 def empty(columns: dict[str, str]) -> pd.DataFrame:
     """An empty table with the given schema."""
     return pd.DataFrame({c: pd.Series([], dtype=t) for c, t in columns.items()})

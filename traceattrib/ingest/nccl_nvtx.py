@@ -24,6 +24,7 @@ import pandas as pd
 
 from .. import collectives
 from ..intervals import pack_keys
+from ..model import categorical_from
 
 NCCL_DOMAIN = "NCCL"
 RANGE_COLUMNS = ["start_ns", "end_ns", "pid", "tid", "name", "comm_id", "bytes", "nranks"]
@@ -304,20 +305,10 @@ def _is_empty(col: pd.Series) -> np.ndarray:
 
 def _with_values(col: pd.Series, sel: np.ndarray, vals: np.ndarray) -> pd.Categorical:
     """The column's text with rows `sel` set to `vals`, as a categorical of the values present
-    (sorted categories, as pd.Categorical of the strings makes)."""
+    (sorted, as pd.Categorical of the strings makes; a missing value reads "nan", as `.astype(str)`)."""
     codes, uniq = _codes(col)
-    text = np.where(codes >= 0, uniq[np.maximum(codes, 0)] if uniq.size else "", "nan").astype(object) \
-        if (codes < 0).any() else None
-    if text is not None:  # (missing values: row-wise, as before; not written by the readers)
-        text[sel] = vals
-        return pd.Categorical(text)
     vcode, vuniq = pd.factorize(np.asarray(vals, dtype=object))
-    allv = list(uniq) + list(vuniq)
-    new = codes.copy()
-    new[sel] = uniq.size + vcode
-    present = np.zeros(len(allv), bool)
-    present[new] = True
-    cats = sorted({allv[i] for i in np.flatnonzero(present).tolist()})  # (distinct values: few)
-    at = {v: i for i, v in enumerate(cats)}
-    remap = np.array([at.get(v, -1) for v in allv], np.int64)
-    return pd.Categorical.from_codes(remap[new], categories=pd.Index(cats))
+    values = np.concatenate([uniq, np.array(["nan"], dtype=object), np.asarray(vuniq, dtype=object)])
+    new = np.where(codes >= 0, codes, uniq.size)
+    new[sel] = uniq.size + 1 + vcode
+    return categorical_from(new, values)

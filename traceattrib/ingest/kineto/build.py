@@ -17,11 +17,12 @@ from ...model import (
     MEMOP_COLUMNS,
     RANGE_COLUMNS,
     Trace,
+    categorical_from,
     conform,
     empty,
 )
 from .link import _op_evidence
-from .names import _cat_from, _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
+from .names import _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
 
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 
@@ -99,7 +100,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         oi = np.flatnonzero(is_op | is_py)
         cpu_ops = pd.DataFrame({
             "start_ns": start[oi], "end_ns": end[oi], "name": _take(namev, oi),
-            "kind": _cat_from(is_py[oi].astype(np.int8), np.array(["cpu_op", "python_function"], dtype=object)),
+            "kind": categorical_from(is_py[oi].astype(np.int8), np.array(["cpu_op", "python_function"], dtype=object)),
             "pid": pid[oi], "tid": tid[oi],
             "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
             "input_types": _blank(_take(c["intypes"], oi))}, copy=False)  # columns are fresh: not copied again
@@ -125,7 +126,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
         kname = _take(namev, ki)
         kshort = _short_names(kname)
         mnames = _take(namev, mi)
-        mkind = _cat_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object))
+        mkind = categorical_from(mnames.codes, np.array([_memop_kind(u) for u in mnames.categories], dtype=object))
         op_chain, op_types, op_row, comm_row = evidence.result()
 
     kern = conform(pd.DataFrame({
@@ -170,7 +171,7 @@ def _blank(values: pd.Categorical) -> pd.Categorical:
     if (codes >= 0).all():
         return values
     cats = np.append(np.asarray(values.categories, dtype=object), "")
-    return _cat_from(np.where(codes < 0, cats.size - 1, codes), cats)
+    return categorical_from(np.where(codes < 0, cats.size - 1, codes), cats)
 
 
 def _comm_args(c: dict, rows: np.ndarray, src: np.ndarray) -> dict:
@@ -184,7 +185,7 @@ def _comm_args(c: dict, rows: np.ndarray, src: np.ndarray) -> dict:
     def text(key: str) -> pd.Categorical:
         v = c[key]
         codes = np.where(ok, np.asarray(v.codes, np.int64)[s], -1) if rows.size else np.empty(0, np.int64)
-        return _blank(_cat_from(codes, np.asarray(v.categories, dtype=object)))
+        return _blank(categorical_from(codes, np.asarray(v.categories, dtype=object)))
 
     return {"comm_collective": text("coll"), "comm_in_nelems": num("in_nel"), "comm_out_nelems": num("out_nel"),
             "comm_dtype": text("cdtype"), "comm_group_size": num("gsize"), "comm_group": text("pg")}

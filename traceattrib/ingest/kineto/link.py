@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...intervals import nest_order
-from .names import _cat_from
+from ...model import categorical_from
 
 
 def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, gpu_idx, is_comm=None):
@@ -17,7 +17,7 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     n_gpu = gpu_idx.size
     oi = np.flatnonzero(is_op)
     if not n_gpu or not oi.size or not launch_idx.size:
-        blank = _cat_from(np.zeros(n_gpu, np.int64), np.array([""], dtype=object))
+        blank = categorical_from(np.zeros(n_gpu, np.int64), np.array([""], dtype=object))
         none = np.full(n_gpu, -1, np.int64)
         return blank, blank, none, none
     # the launch call of each GPU op
@@ -63,12 +63,12 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     lev_inv, first = _distinct_rows(levels)
     chain_text = np.array([" > ".join(name_cats[c] for c in row[::-1] if c >= 0) for row in levels[first]],
                           dtype=object)
-    chains = _cat_from(lev_inv[inv], chain_text)
+    chains = categorical_from(lev_inv[inv], chain_text)
     type_vals = np.append(np.asarray(intypes.categories, dtype=object), "")
     blank = type_vals.size - 1
     type_codes = np.where(uj >= 0, np.asarray(intypes.codes)[oi[np.maximum(uj, 0)]], blank)
     type_codes = np.where(type_codes < 0, blank, type_codes)
-    types = _cat_from(type_codes[inv], type_vals)
+    types = categorical_from(type_codes[inv], type_vals)
     op_row = np.where(uj >= 0, oi[np.maximum(uj, 0)], -1)[inv]
     comm_row = np.where(comm_at >= 0, oi[np.maximum(comm_at, 0)], -1)[inv]
     return chains, types, op_row, comm_row

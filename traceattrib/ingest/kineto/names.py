@@ -5,29 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...model import categorical_from
+
 
 def _categorical(values: list) -> pd.Categorical:
     """A list of strings as a categorical with sorted categories (None -> missing)."""
     codes, uniq = pd.factorize(np.array(values, dtype=object))
-    return _cat_from(codes, np.asarray(uniq, dtype=object))
-
-def _cat_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
-    """Categorical of values[codes] (code -1: missing) holding only the values used, sorted, like
-    `.astype("category")` of the equivalent object array; equal values at distinct codes merge.
-    O(rows) plus a sort of the distinct values."""
-    if not codes.size:
-        return pd.Categorical(np.array([], dtype=object))
-    values = np.asarray(values, dtype=object)
-    shifted = np.asarray(codes, dtype=np.int64) + 1  # 0: missing
-    used = np.flatnonzero(np.bincount(shifted, minlength=values.size + 1)[1:])
-    cats, to_cat = np.unique(values[used], return_inverse=True)
-    remap = np.full(values.size + 1, -1, dtype=np.int64)
-    remap[used + 1] = to_cat.reshape(-1)
-    return pd.Categorical.from_codes(remap[shifted], categories=pd.Index(list(cats)))
+    return categorical_from(codes, np.asarray(uniq, dtype=object))
 
 def _take(values: pd.Categorical, idx: np.ndarray) -> pd.Categorical:
     """values[idx] keeping only the categories used (the categories of `values` are sorted)."""
-    return _cat_from(values.codes[idx], np.asarray(values.categories, dtype=object))
+    return categorical_from(values.codes[idx], np.asarray(values.categories, dtype=object))
 
 def _is(values: pd.Categorical, *wanted: str) -> np.ndarray:
     """Rows whose value is one of `wanted`."""
@@ -73,7 +61,7 @@ def _short_names(full: pd.Categorical) -> pd.Categorical:
     if not len(full):
         return pd.Categorical([])
     shorts = np.array([_short(u) for u in full.categories], dtype=object)
-    return _cat_from(np.asarray(full.codes), shorts)
+    return categorical_from(np.asarray(full.codes), shorts)
 
 def _memop_kind(name: str) -> str:
     n = name.lower()

@@ -38,8 +38,9 @@ import numpy as np
 import pandas as pd
 
 from ...errors import TraceError
+from ...model import categorical_from
 from . import duck
-from .names import _cat_from, _types_text
+from .names import _types_text
 
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 
@@ -204,7 +205,7 @@ class _Strings:
         codes = np.concatenate(self.codes) if self.codes else np.empty(0, np.int32)
         if keep is not None:
             codes = codes[keep]
-        return _cat_from(codes, np.array(list(self.index), dtype=object))
+        return categorical_from(codes, np.array(list(self.index), dtype=object))
 
 
 def _dims_arrow(dims):
@@ -1101,7 +1102,7 @@ def _take_rows(c: dict, keep: np.ndarray) -> dict:
         elif isinstance(v, list):
             out[k] = [a[keep] for a in v]
         elif isinstance(v, pd.Categorical):
-            out[k] = _cat_from(np.asarray(v.codes)[keep], np.asarray(v.categories, dtype=object))
+            out[k] = categorical_from(np.asarray(v.codes)[keep], np.asarray(v.categories, dtype=object))
         else:
             out[k] = v[keep]
     return out
