@@ -336,7 +336,7 @@ def drop_results(cache_dir: str) -> int:
     where it runs; how many there were."""
     import glob
 
-    found = glob.glob(os.path.join(cache_dir, "*", "results-*.pkl"))
+    found = glob.glob(os.path.join(cache_dir, "*", "results-*.bin"))
     for f in found:
         os.remove(f)
     return len(found)

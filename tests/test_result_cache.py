@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from traceattrib import cache, parallel
+from traceattrib import cache, parallel, store
 from traceattrib.cli import main
 from traceattrib.ingest import rank_files
 
@@ -31,7 +31,7 @@ def entries(path) -> list[str]:
     """The results entries of a trace file or of every rank file of a directory."""
     files = rank_files(str(path)) if os.path.isdir(path) else [str(path)]
     root = cache.default_dir()
-    return sorted(e for f in files for e in glob.glob(os.path.join(root, cache.key(f), "results-*.pkl")))
+    return sorted(e for f in files for e in glob.glob(os.path.join(root, cache.key(f), "results-*.bin")))
 
 
 def drop_outputs() -> int:
@@ -138,13 +138,13 @@ def test_damaged_entry_is_rebuilt(capsys, tmp_path, analyses, damage):
     rc, first, _ = run(capsys, "report", src, "--format", "json")
     entry, = entries(src)
     blob = open(entry, "rb").read()
-    bad = {"garbage": b"not a pickle at all", "truncated": blob[:len(blob) // 2],
+    bad = {"garbage": b"not an entry at all", "truncated": blob[:len(blob) // 2],
            "flipped": blob[:-10] + bytes([blob[-10] ^ 1]) + blob[-9:], "empty": b""}[damage]
     with open(entry, "wb") as f:
         f.write(bad)
     drop_outputs()
     rc, again, err = run(capsys, "report", src, "--format", "json")
-    assert (rc, err, again) == (0, "", first)
+    assert (rc, err, again) == (0, f"traceattrib: warning: {cache.damaged(entry)}\n", first)
     assert len(analyses) == 2  # analyzed again, not read from the damaged entry
     assert open(entry, "rb").read() == blob and cache.read_results(entry) is not None  # rewritten whole
 
@@ -190,7 +190,7 @@ def test_unwritable_cache_only_costs_speed(capsys, monkeypatch, tmp_path, analys
 
     def refuse(*a, **k):
         raise PermissionError(13, "Permission denied")
-    monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
     for i in (2, 3):
         assert run(capsys, "report", src) == (0, want, "")
         assert len(analyses) == i and entries(src) == [] and drop_outputs() == 0
@@ -230,11 +230,11 @@ def test_damaged_stored_text_is_rebuilt(capsys, tmp_path, analyses):
     src = tmp_path / "t.sqlite"
     shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
     first = run(capsys, "report", src, "--per-step")
-    entry, = glob.glob(os.path.join(cache.default_dir(), "reports", "*.pkl"))
+    entry, = glob.glob(os.path.join(cache.default_dir(), "reports", "*.json"))
     blob = open(entry, "rb").read()
     with open(entry, "wb") as f:
         f.write(blob[:-1])
-    assert run(capsys, "report", src, "--per-step") == first
+    assert run(capsys, "report", src, "--per-step") == first[:2] + (f"traceattrib: warning: {cache.damaged(entry)}\n",)
     assert open(entry, "rb").read() == blob and cache.read_output(entry) == (first[1], [])
 
 

@@ -1,18 +1,18 @@
-"""Parquet cache of normalized tables, one entry per trace file keyed on (path, size, mtime),
-the per-rank analysis results beside them, and `export`.
+"""What traceattrib keeps between runs, in the cache directory (traceattrib.store): per trace file
+its normalized tables (Parquet) and, per set of analysis options, its per-rank results; per
+`report` command, the text it printed.
 
 The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
 a directory of rank files is "read each file (cached), merge", the same whether this process
-reads every file or Dask workers read one each. The second command on the same trace reads
-Parquet files instead of parsing the trace. Beside the tables, each set of analysis options
-(traceattrib.parallel.file_task) stores the file's small per-rank results as one pickle, so a
-repeated `report` neither reads the tables nor analyzes them again; and the text of a whole
-`report` is kept under reports/, keyed on its input's identity and every option, so the same
-command again prints it without importing numpy or pandas (traceattrib.cli).
-Location: $TRACEATTRIB_CACHE_DIR, else the platform's user cache directory
-(~/.cache/traceattrib, ~/Library/Caches/traceattrib, %LOCALAPPDATA%\\traceattrib\\Cache).
-Size: writing an entry removes the least recently used others beyond $TRACEATTRIB_CACHE_MAX_MB
-(MiB, default MAX_MB_DEFAULT); a read marks its entry used (`prune`).
+reads every file or Dask workers read one each. Beside the tables, each set of analysis options
+(traceattrib.parallel.file_task) stores the file's small per-rank results (`results-<hash>.bin`:
+msgpack with each table as an Arrow IPC stream), so a repeated `report` neither reads the tables
+nor analyzes them again; and the text of a whole `report` is kept under reports/ (`<hash>.json`),
+keyed on its input's identity and every option, so the same command again prints it without
+importing numpy or pandas (traceattrib.cli).
+
+Every entry is data: reading one runs no code. An entry that does not decode to what is
+expected (damaged, or written by someone else) is removed and rebuilt, with one warning.
 """
 from __future__ import annotations
 
@@ -22,16 +22,14 @@ import functools
 import hashlib
 import json
 import os
-import pickle
-import shutil
 import stat
 import sys
-import tempfile
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from . import __version__
+from . import __version__, store
 from .errors import TraceError
 from .progress import ProgressFn, noop
+from .store import MAX_MB_DEFAULT, default_dir  # noqa: F401 - part of this module's interface
 
 if TYPE_CHECKING:
     from .ingest.nsys_tables import Started
@@ -40,31 +38,13 @@ if TYPE_CHECKING:
 # from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-FORMAT_VERSION = 5  # 3: nsys kernels carry collective args from NCCL NVTX ranges; 4: reader warnings; 5: nsys CPU samples
-BLOB_MAGIC = b"TAres02\n"  # first bytes of a stored analysis (results, report text); bump when they change
-
-
-def default_dir() -> str:
-    env = os.environ.get("TRACEATTRIB_CACHE_DIR")
-    if env:
-        return env
-    if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/traceattrib")
-    if os.name == "nt":
-        return os.path.join(os.environ.get("LOCALAPPDATA", os.path.expanduser("~")), "traceattrib", "Cache")
-    return os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "traceattrib")
-
-
-MAX_MB_DEFAULT = 4096  # cache budget when $TRACEATTRIB_CACHE_MAX_MB is unset (MiB)
-TMP_STALE_S = 3600  # a writer's temporary entry older than this was abandoned (killed process)
+FORMAT_VERSION = 6  # 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries
+BLOB_MAGIC = b"TAres03\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
 
 def max_bytes() -> int:
-    """The cache's size budget in bytes: $TRACEATTRIB_CACHE_MAX_MB (MiB, an integer >= 0), else
-    MAX_MB_DEFAULT. Writing an entry removes the least recently used others beyond it."""
-    env = os.environ.get("TRACEATTRIB_CACHE_MAX_MB", "").strip()
-    mb = int(env) if env.isdigit() else MAX_MB_DEFAULT
-    return mb << 20
+    """The cache's size budget in bytes (traceattrib.store.max_bytes)."""
+    return store.max_bytes()
 
 
 def key(path: str) -> str:
@@ -74,6 +54,15 @@ def key(path: str) -> str:
     h = hashlib.sha1(f"{__version__}/{FORMAT_VERSION}".encode())
     h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:24]
+
+
+# meta key of this run's warnings about the cache itself (the reader's own are meta["warnings"])
+WARNINGS = "cache_warnings"
+
+
+def damaged(path: str) -> str:
+    """The warning for an entry that did not decode to what traceattrib writes."""
+    return f"cache entry {path} is not what traceattrib writes (damaged, or written by someone else): ignored and rebuilt"
 
 
 def write_tables(trace: Trace, directory: str) -> None:
@@ -93,16 +82,47 @@ def has_tables(path: str, cache_dir: str | None = None) -> bool:
         return False
 
 
-def read_tables(directory: str) -> Trace:
+def read_tables(directory: str, shared: bool = False) -> Trace:
+    """The trace stored in table entry `directory`. Raises ValueError when an entry file is not one
+    this user may read (store.trusted) or meta.json is no JSON object; Parquet and pandas raise
+    their own errors for files that are no tables of the expected columns."""
     import pandas as pd
 
     from .model import TABLES, Trace, conform
 
-    tables = {name: conform(pd.read_parquet(os.path.join(directory, f"{name}.parquet")), cols)
-              for name, cols in TABLES.items()}
-    with open(os.path.join(directory, "meta.json")) as f:
-        meta = json.load(f)
+    names = [f"{name}.parquet" for name in TABLES] + ["meta.json"]
+    if not store.trusted(directory, shared, directory=True) or \
+            not all(store.trusted(os.path.join(directory, n), shared) for n in names):
+        raise ValueError("not trusted")
+    meta = json.loads(store.read_bytes(os.path.join(directory, "meta.json"), shared) or b"")
+    _check_meta(meta)
+    tables = {}
+    for name, cols in TABLES.items():
+        df = pd.read_parquet(os.path.join(directory, f"{name}.parquet"))
+        if list(df.columns) != list(cols):  # write_tables writes the model's columns, in order
+            raise ValueError(f"{name}.parquet holds other columns")
+        tables[name] = conform(df, cols)
     return Trace(**tables, meta=meta)
+
+
+# meta keys whose values a reader always writes with these types (others are free-form data)
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "format": (str,), "profiler": (str,), "path": (str,), "gpus": (list,), "devices": (list,),
+    "ranks": (list,), "notes": (list,), "warnings": (list,), "world_size": (int, type(None)),
+    "rank": (int, type(None)),
+}
+
+
+def _check_meta(meta) -> None:
+    """Raise ValueError unless `meta` is a reader's meta as _plain_meta leaves it."""
+    if not isinstance(meta, dict) or meta.get("format") not in ("nsys", "torch"):
+        raise ValueError("meta.json is not a trace's meta")
+    for k, types in _META_TYPES.items():
+        if k in meta and (not isinstance(meta[k], types) or isinstance(meta[k], bool)):
+            raise ValueError(f"meta.json: {k} is {type(meta[k]).__name__}")
+    for k in ("gpus", "notes", "warnings"):
+        if not all(isinstance(x, str) for x in meta.get(k) or []):
+            raise ValueError(f"meta.json: {k} holds more than text")
 
 
 def check_input(path: str) -> None:
@@ -168,32 +188,41 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
 
 def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-              progress: ProgressFn = noop, started: Started | None = None, deferred: list | None = None) -> Trace:
+              progress: ProgressFn = noop, started: Started | None = None, deferred: list | None = None,
+              shared: bool | None = None) -> Trace:
     """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
     which. A cached read validates like a fresh one: the same file gives the same result or the
     same TraceError with or without the cache, whichever command filled it. started: an export's
     reads already begun (nsys_tables.start), used when the file is parsed. deferred: a list that
     receives the store of a miss as a callable instead of it being run here (the caller runs it,
-    e.g. beside the analysis: writing Parquet takes about 0.8 s for a million kernels)."""
+    e.g. beside the analysis: writing Parquet takes about 0.8 s for a million kernels). shared:
+    see store.Store (default: $TRACEATTRIB_CACHE_SHARED); a cache directory the store refuses is
+    not used. What the user should know about the cache (a refused directory, an entry rebuilt)
+    goes into meta[WARNINGS], which is never stored."""
     from .ingest import read_file as parse
 
-    if not use_cache:
+    st = store.Store.at(cache_dir, shared)
+    refused = st.refusal() if use_cache else None
+    if not use_cache or refused:
         t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
         t.meta = _plain_meta(t.meta)
+        if refused:
+            t.meta[WARNINGS] = [refused]
         return _validate(t, path, require_gpu)
-    root = cache_dir or default_dir()
-    entry = os.path.join(root, key(path))
-    if os.path.isfile(os.path.join(entry, "meta.json")):
+    entry = st.path(key(path))
+    notes: list[str] = []
+    if os.path.lexists(os.path.join(entry, "meta.json")):
         try:
-            t = read_tables(entry)
+            t = read_tables(entry, st.shared)
         except _cache_errors():  # a damaged entry is rebuilt, never trusted
-            shutil.rmtree(entry, ignore_errors=True)
+            store.remove(entry)
+            notes.append(damaged(entry))
         else:
             if require_gpu and not has_gpu_activity(t):
                 # filled by a command that did not need GPU work (`info`): the reader says why
                 # this trace cannot be reported, exactly as without the cache
                 parse(path, require_gpu=True, progress=progress)
-            _touch(entry)
+            store.touch(entry)
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
@@ -204,36 +233,30 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     # what is stored is the trace as read: later changes to `t` do not reach a deferred store
     # (the tables are shared copy-on-write, the meta is copied)
     kept = Trace(**{n: df.copy(deep=False) for n, df in t.tables().items()}, meta=dict(t.meta))
+    if notes:
+        t.meta[WARNINGS] = notes
     try:
         _validate(t, path, require_gpu)
     except TraceError:  # stored all the same (another command may take it), before saying why
-        _store(kept, root, entry)
+        _store(kept, st, entry)
         raise
     if deferred is None:
-        _store(kept, root, entry)
+        _store(kept, st, entry)
     else:
-        deferred.append(functools.partial(_store, kept, root, entry))
+        deferred.append(functools.partial(_store, kept, st, entry))
     t.meta["cached"] = False
     return t
 
 
-def _store(t: Trace, root: str, entry: str) -> None:
-    """Write `t`'s tables as cache entry `entry` under `root`, best effort: a read-only or full
-    cache directory, or tables Parquet cannot hold, only cost speed."""
-    tmp = None
-    try:
-        os.makedirs(root, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=".tmp-", dir=root)
-        write_tables(t, tmp)
-        os.replace(tmp, entry)  # atomic; a concurrent writer of the same entry wins, this copy is dropped
-        prune(root, keep=entry)
-    except _cache_errors():
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
+def _store(t: Trace, st: store.Store, entry: str) -> None:
+    """Write `t`'s tables as cache entry `entry`, best effort: a read-only or full cache
+    directory, or tables Parquet cannot hold, only cost speed."""
+    if store.write_dir(st.root, entry, lambda tmp: write_tables(t, tmp), _cache_errors(), st.shared):
+        prune(st.root, keep=entry)
 
 
 def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-         progress: ProgressFn = noop) -> Trace:
+         progress: ProgressFn = noop, shared: bool | None = None) -> Trace:
     """Load a trace file or a directory of rank files, each file through the Parquet cache when
     allowed; progress(fraction, what) while parsing."""
     from .ingest import read
@@ -242,7 +265,7 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
     hits: list[bool] = []
 
     def one(f: str, **kw) -> Trace:
-        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, **kw)
+        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, shared=shared, **kw)
         hits.append(bool(t.meta.get("cached")))
         return t
 
@@ -252,34 +275,17 @@ def load(path: str, use_cache: bool = True, cache_dir: str | None = None, requir
     return _validate(t, path, require_gpu)
 
 
-# --- size budget: least recently used entries go first -----------------------------------------
-
-def _touch(path: str) -> None:
-    """Mark an entry used now (its mtime is its last use; best effort on a read-only cache)."""
-    with contextlib.suppress(OSError):
-        os.utime(path)
-
-
-def _size(path: str) -> int:
-    """Bytes of a file, or of every file under a directory."""
-    if not os.path.isdir(path):
-        return os.stat(path).st_size
-    total = 0
-    for d, _, files in os.walk(path):
-        for f in files:
-            with contextlib.suppress(OSError):
-                total += os.stat(os.path.join(d, f)).st_size
-    return total
-
+# --- what the cache holds, and its size budget ----------------------------------------------------
 
 def entries(root: str) -> list[dict]:
     """Every entry under `root`: {"path", "kind" ("tables": one trace file's tables and stored
-    results; "report": one stored report text), "bytes", "used_ns" (last use)}; oldest use first."""
+    results; "report": one stored report text), "bytes", "used_ns" (last use)}; oldest use first.
+    Report texts of earlier versions (`.pkl`) are listed too, so that they are pruned and cleared."""
     out = []
 
     def add(path: str, kind: str) -> None:
         with contextlib.suppress(OSError):  # removed meanwhile by another process
-            out.append({"path": path, "kind": kind, "bytes": _size(path), "used_ns": os.stat(path).st_mtime_ns})
+            out.append({"path": path, "kind": kind, "bytes": store.size(path), "used_ns": os.lstat(path).st_mtime_ns})
 
     with contextlib.suppress(OSError):
         with os.scandir(root) as it:
@@ -290,7 +296,7 @@ def entries(root: str) -> list[dict]:
     with contextlib.suppress(OSError):
         with os.scandir(os.path.join(root, "reports")) as it:
             for e in it:
-                if e.is_file(follow_symlinks=False) and e.name.endswith(".pkl"):
+                if e.name.endswith((".json", ".pkl")) and not e.name.startswith(store.TMP_PREFIX):
                     add(e.path, "report")
     return sorted(out, key=lambda x: (x["used_ns"], x["path"]))
 
@@ -299,44 +305,9 @@ def prune(root: str, keep: str | None = None, budget: int | None = None) -> list
     """Remove the least recently used entries under `root` until the rest fit `budget` bytes
     (max_bytes()); never `keep` (the entry just written). Also drops temporary entries abandoned
     by killed writers. Returns the removed paths."""
-    budget = max_bytes() if budget is None else budget
-    _drop_stale_tmp(root)
-    _drop_stale_tmp(os.path.join(root, "reports"))
-    ents = entries(root)
-    total = sum(e["bytes"] for e in ents)
-    removed = []
-    keep = os.path.abspath(keep) if keep else None
-    for e in ents:
-        if total <= budget:
-            break
-        if keep and os.path.abspath(e["path"]) == keep:
-            continue
-        if _remove(e["path"]):
-            total -= e["bytes"]
-            removed.append(e["path"])
-    return removed
-
-
-def _remove(path: str) -> bool:
-    """Remove an entry (a directory or a file), best effort; True when it is gone."""
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        with contextlib.suppress(OSError):
-            os.remove(path)
-    return not os.path.lexists(path)
-
-
-def _drop_stale_tmp(d: str) -> None:
-    import time
-    now = time.time()
-    with contextlib.suppress(OSError):
-        with os.scandir(d) as it:
-            for e in it:
-                if e.name.startswith(".tmp-"):
-                    with contextlib.suppress(OSError):
-                        if now - e.stat(follow_symlinks=False).st_mtime > TMP_STALE_S:
-                            _remove(e.path)
+    store.drop_stale_tmp(root)
+    store.drop_stale_tmp(os.path.join(root, "reports"))
+    return store.prune(entries(root), keep=keep, budget=max_bytes() if budget is None else budget)
 
 
 def usage(root: str, cleared_bytes: int = 0) -> dict:
@@ -349,7 +320,7 @@ def usage(root: str, cleared_bytes: int = 0) -> dict:
 
 def clear(root: str) -> int:
     """Remove every entry under `root`; the bytes freed."""
-    return sum(e["bytes"] for e in entries(root) if _remove(e["path"]))
+    return sum(e["bytes"] for e in entries(root) if store.remove(e["path"]))
 
 
 # --- stored analyses: per-rank results beside each file's tables, whole report texts ----------
@@ -358,45 +329,61 @@ def results_entry(path: str, options: str, cache_dir: str | None = None) -> str:
     """File holding `path`'s per-rank analysis results under `options` (a text naming every option
     that changes them), in the file's table entry, named by a hash of the options and _code_stamp."""
     h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
-    return os.path.join(cache_dir or default_dir(), key(path), f"results-{h}.pkl")
+    return os.path.join(cache_dir or default_dir(), key(path), f"results-{h}.bin")
 
 
-def read_results(entry: str) -> tuple[dict, list] | None:
-    """(meta, results) stored at `entry`; None when absent or damaged (then removed: rebuilt,
-    never trusted)."""
-    got = _read_blob(entry)
-    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], dict) and isinstance(got[1], list)):
+def read_results(entry: str, shared: bool = False, warnings: list[str] | None = None) -> tuple[dict, list] | None:
+    """(meta, per-rank results) stored at `entry`; None when absent, or when it does not decode to
+    what write_results writes (then removed, and a warning appended to `warnings`)."""
+    blob = _read_blob(entry, shared, warnings)
+    if blob is None:
         return None
-    _touch(os.path.dirname(entry))  # the file's table entry was used
+    from . import results_codec
+
+    try:
+        got = results_codec.decode(blob)
+    except results_codec.Invalid:
+        _drop(entry, warnings)
+        return None
+    store.touch(os.path.dirname(entry))  # the file's table entry was used
     return got
 
 
-def write_results(entry: str, meta: dict, results: list) -> None:
+def write_results(entry: str, meta: dict, results: list, shared: bool = False) -> None:
     """Store (meta, results) at `entry`, only where the file's table entry exists (best effort)."""
+    from . import results_codec
+
     if os.path.isfile(os.path.join(os.path.dirname(entry), "meta.json")):
-        _write_blob(entry, (meta, results))
+        _write_blob(entry, results_codec.encode(meta, results), shared)
 
 
 def output_entry(options: str, cache_dir: str | None = None) -> str:
     """File holding the text of a command whose input identity and options `options` names."""
     h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
-    return os.path.join(cache_dir or default_dir(), "reports", f"{h}.pkl")
+    return os.path.join(cache_dir or default_dir(), "reports", f"{h}.json")
 
 
-def read_output(entry: str) -> tuple[str, list[str]] | None:
-    """(text, reader warnings) stored at `entry`; None when absent or damaged (then removed)."""
-    got = _read_blob(entry)
-    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(got[0], str) and isinstance(got[1], list)):
+def read_output(entry: str, shared: bool = False, warnings: list[str] | None = None) -> tuple[str, list[str]] | None:
+    """(text, reader warnings) stored at `entry`; None when absent, or when it is not the JSON
+    object write_output writes (then removed, and a warning appended to `warnings`)."""
+    blob = _read_blob(entry, shared, warnings)
+    if blob is None:
         return None
-    _touch(entry)
-    return got
+    try:
+        got = json.loads(blob)
+    except ValueError:  # UnicodeDecodeError included
+        got = None
+    if not (isinstance(got, dict) and set(got) == {"text", "warnings"} and isinstance(got["text"], str)
+            and isinstance(got["warnings"], list) and all(isinstance(w, str) for w in got["warnings"])):
+        _drop(entry, warnings)
+        return None
+    store.touch(entry)
+    return got["text"], got["warnings"]
 
 
-def write_output(entry: str, text: str, warnings: list[str]) -> None:
+def write_output(entry: str, text: str, warnings: list[str], shared: bool = False) -> None:
     """Store a command's text and reader warnings at `entry` (best effort)."""
-    with contextlib.suppress(OSError):
-        os.makedirs(os.path.dirname(entry), exist_ok=True)
-        _write_blob(entry, (text, list(warnings)))
+    if _write_blob(entry, json.dumps({"text": text, "warnings": list(warnings)}).encode(), shared):
         prune(os.path.dirname(os.path.dirname(entry)), keep=entry)
 
 
@@ -442,43 +429,40 @@ def _code_stamp() -> str:
             if f.endswith((".py", ".toml")):
                 st = os.stat(os.path.join(d, f))
                 out.append(f"{os.path.relpath(os.path.join(d, f), root)}:{st.st_size}:{st.st_mtime_ns}")
-    for lib in ("pandas", "numpy"):
+    for lib in ("pandas", "numpy", "pyarrow"):
         spec = importlib.util.find_spec(lib)
         st = os.stat(spec.origin) if spec and spec.origin else None
         out.append(f"{lib}:{st.st_size}:{st.st_mtime_ns}" if st else f"{lib}:?")
     return ";".join(out)
 
 
-def _read_blob(path: str) -> Any:
-    """The object stored at `path` by _write_blob, None when absent or damaged (then removed).
-    Its SHA-256 is checked before unpickling."""
-    try:
-        with open(path, "rb") as f:
-            blob = f.read()
-    except OSError:
+def _drop(entry: str, warnings: list[str] | None) -> None:
+    store.remove(entry)
+    if warnings is not None:
+        warnings.append(damaged(entry))
+
+
+def _read_blob(path: str, shared: bool, warnings: list[str] | None) -> bytes | None:
+    """The payload stored at `path` by _write_blob; None when absent, and when damaged or not an
+    entry this user may read (then removed, with a warning). Its SHA-256 is checked: it catches
+    damage (a torn or flipped write), not a writer with intent, which the store's permission
+    checks keep out; what the payload decodes to is validated by the caller."""
+    if not os.path.lexists(path):
+        return None
+    if not store.trusted(path, shared):
+        _drop(path, warnings)
+        return None
+    blob = store.read_bytes(path, shared)
+    if blob is None:  # not readable by this user (another member's entry in a shared cache)
         return None
     n = len(BLOB_MAGIC)
-    try:
-        if blob[:n] != BLOB_MAGIC or hashlib.sha256(blob[n + 32:]).digest() != blob[n:n + 32]:
-            raise ValueError("damaged")
-        return pickle.loads(blob[n + 32:])
-    except Exception:  # noqa: BLE001 - whatever damaged bytes raise: rebuilt, never trusted
-        with contextlib.suppress(OSError):
-            os.remove(path)
+    if blob[:n] != BLOB_MAGIC or hashlib.sha256(blob[n + 32:]).digest() != blob[n:n + 32]:
+        _drop(path, warnings)
         return None
+    return blob[n + 32:]
 
 
-def _write_blob(path: str, obj: Any) -> None:
-    """Pickle `obj` to `path` atomically (tmp + rename), with a hash of the pickle; best effort:
-    a read-only or full cache directory only costs speed."""
-    tmp = None
-    try:
-        payload = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-        with os.fdopen(fd, "wb") as f:
-            f.write(BLOB_MAGIC + hashlib.sha256(payload).digest() + payload)
-        os.replace(tmp, path)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.remove(tmp)
+def _write_blob(path: str, payload: bytes, shared: bool = False) -> bool:
+    """Write `payload` to `path` atomically with its hash (best effort: a read-only or full cache
+    directory only costs speed)."""
+    return store.write_bytes(path, BLOB_MAGIC + hashlib.sha256(payload).digest() + payload, shared)

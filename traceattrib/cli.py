@@ -40,10 +40,11 @@ def _warn(meta: dict) -> None:
     when the command succeeds: a failing command prints its one error line only."""
     ctx = click.get_current_context(silent=True)
     pending = ctx.find_root().obj if ctx is not None else None
+    said = list(meta.get("cache_warnings") or []) + list(meta.get("warnings") or [])
     if isinstance(pending, list):
-        pending.extend(meta.get("warnings") or [])
+        pending.extend(said)
     else:  # called outside `main` (tests invoking the click group directly)
-        _print_warnings(meta.get("warnings") or [])
+        _print_warnings(said)
 
 
 def _print_warnings(warnings: list[str]) -> None:
@@ -175,13 +176,43 @@ cache_options = [
     click.option("--no-cache", is_flag=True, help="Parse the trace again; do not read or write the Parquet cache."),
     click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
                  help="Cache location (default: $TRACEATTRIB_CACHE_DIR or the user cache directory)."),
+    click.option("--shared-cache", is_flag=True,
+                 help="Use a cache directory that other users can write (a team cache; the same as "
+                      "TRACEATTRIB_CACHE_SHARED=1). Without it such a directory is not used."),
 ]
 
 
 def with_cache(f):
+    """The cache options, and the check that the cache may be used: a directory that another user
+    owns or others can write is not (one warning; the command runs as with --no-cache) unless
+    --shared-cache says it is shared on purpose."""
+    import functools
+
+    @functools.wraps(f)
+    def checked(*args, no_cache: bool, cache_dir: str | None, shared_cache: bool, **kwargs):
+        from .store import SHARED_ENV, Store
+
+        st = Store.at(cache_dir, True if shared_cache else None)
+        if not no_cache:
+            why = st.refusal()
+            if why:
+                _warn({"cache_warnings": [why]})
+                no_cache = True
+        old = os.environ.get(SHARED_ENV)
+        if shared_cache:  # for every reader of this process and the workers it starts
+            os.environ[SHARED_ENV] = "1"
+        try:
+            return f(*args, no_cache=no_cache, cache_dir=cache_dir, **kwargs)
+        finally:
+            if shared_cache:
+                if old is None:
+                    os.environ.pop(SHARED_ENV, None)
+                else:
+                    os.environ[SHARED_ENV] = old
+
     for opt in reversed(cache_options):
-        f = opt(f)
-    return f
+        checked = opt(checked)
+    return checked
 
 
 # --- many ranks: per-rank work in parallel on a Dask cluster (traceattrib.parallel) ---
@@ -263,6 +294,7 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
            peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
     from . import cache
+    from .store import shared_from_env
 
     # the same report again (same input, options, format): its text from the cache, no analysis
     entry = None
@@ -270,7 +302,9 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
         entry = _output_entry(file, cache_dir, steps_regex=steps_regex, rules=rules, what_if=what_if, layers=layers,
                               link=link, what_if_links=what_if_links, per_step=per_step, model=model, batch=batch,
                               context=context, peak_bw=peak_bw, peak_flops=peak_flops, fmt=fmt)
-        hit = cache.read_output(entry) if entry else None
+        damage: list[str] = []
+        hit = cache.read_output(entry, shared_from_env(), damage) if entry else None
+        _warn({"cache_warnings": damage})
         if hit is not None:
             _warn({"warnings": hit[1]})
             _emit(hit[0], output)
@@ -290,7 +324,7 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
             started.close()
     text = render_report(rep, fmt, per_step)
     if entry:
-        cache.write_output(entry, text, rep.meta.get("warnings") or [])
+        cache.write_output(entry, text, rep.meta.get("warnings") or [], shared_from_env())
     _emit(text, output)
 
 

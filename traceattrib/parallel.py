@@ -24,6 +24,7 @@ from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split
 from .errors import TraceError
 from .ingest import merge_meta, rank_files, renumbered
 from .progress import ProgressFn, noop
+from .store import Store
 
 if TYPE_CHECKING:
     from .ingest.nsys_tables import Started
@@ -66,28 +67,31 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
 
 def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
-              n_files: int = 1, progress: ProgressFn = noop,
-              started: Started | None = None) -> tuple[dict, list[RankResult]]:
+              n_files: int = 1, progress: ProgressFn = noop, started: Started | None = None,
+              shared: bool | None = None) -> tuple[dict, list[RankResult]]:
     """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
     the per-rank results. n_files: rank files in the directory (the world size where the file
     does not give one, as the merged trace's meta would say). With use_cache, the results are
     kept beside the file's tables per set of options, and read back instead of loading and
     analyzing again (meta['results_cached'] says which). started: the file's reads already begun
-    (nsys_tables.start), used when it is parsed; the caller closes it."""
+    (nsys_tables.start), used when it is parsed; the caller closes it. shared: see store.Store; a
+    cache directory the store refuses is not used (cache.read_file says why in the meta's warnings)."""
     entry = None
-    if use_cache:
+    damage: list[str] = []  # stored results that did not decode: rebuilt, and said
+    st = Store.at(cache_dir, shared)
+    if use_cache and st.refusal() is None:
         try:
             entry = cache.results_entry(path, _options_text(steps_regex, rules, layers, sol_options, model, n_files),
                                         cache_dir)
         except OSError:  # the file went away: read_file says so in its words
             entry = None
-        hit = cache.read_results(entry) if entry else None
-        if hit is not None and all(isinstance(r, RankResult) for r in hit[1]):
+        hit = cache.read_results(entry, st.shared, damage) if entry else None
+        if hit is not None:
             meta, results = hit
             return dict(meta, path=path, cached=True, results_cached=True), results
     stores: list = []  # the file's tables are written to the cache beside the analysis
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
-                        deferred=stores)
+                        deferred=stores, shared=shared)
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
@@ -98,8 +102,11 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
         for f in stored:
             f.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
     if entry:
-        cache.write_results(entry, {k: v for k, v in meta.items() if k != "cached"}, results)
+        cache.write_results(entry, {k: v for k, v in meta.items() if k not in ("cached", cache.WARNINGS)}, results,
+                            st.shared)
         meta["results_cached"] = False
+    if damage:  # said in this run, not stored with the results
+        meta[cache.WARNINGS] = list(meta.get(cache.WARNINGS) or []) + damage
     return meta, results
 
 
@@ -127,8 +134,10 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
     model = comm_model(model, sol_options)
     is_dir = os.path.isdir(path)
     files = rank_files(path) if is_dir else [path]
+    # said explicitly: workers of a running cluster do not see this process's environment
+    shared = Store.at(cache_dir).shared
     kwargs = dict(steps_regex=steps_regex, rules=rules, use_cache=use_cache, cache_dir=cache_dir,
-                  layers=layers, sol_options=sol_options, model=model, n_files=len(files))
+                  layers=layers, sol_options=sol_options, model=model, n_files=len(files), shared=shared)
     if started is not None and client is None and not is_dir:
         kwargs["started"] = started
     outs = run_files(files, kwargs, client, progress)
@@ -196,12 +205,12 @@ def _on_cluster(client: Any, fn, files: list, kwargs: dict, progress: ProgressFn
 EXPORT_BATCH_ROWS = 8192  # rows read per rank file at a time while merging
 
 
-def export_task(path: str, part_dir: str, use_cache: bool, cache_dir: str | None) -> dict:
+def export_task(path: str, part_dir: str, use_cache: bool, cache_dir: str | None, shared: bool | None = None) -> dict:
     """Load one trace file (cached) and write its tables, rows in (start_ns, end_ns) order, to
     part_dir; its meta comes back."""
     from .analysis import sort_rows
 
-    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, require_gpu=False)
+    t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, require_gpu=False, shared=shared)
     cache.write_tables(sort_rows(t)[0], part_dir)
     return t.meta
 
@@ -226,7 +235,9 @@ def export_path(path: str, outdir: str, use_cache: bool = True, cache_dir: str |
     parts_root = tempfile.mkdtemp(prefix=".parts-", dir=outdir)
     try:
         parts = [os.path.join(parts_root, str(i)) for i in range(len(files))]
-        metas = _run_pairs(export_task, files, parts, dict(use_cache=use_cache, cache_dir=cache_dir), client, progress)
+        metas = _run_pairs(export_task, files, parts,
+                           dict(use_cache=use_cache, cache_dir=cache_dir, shared=Store.at(cache_dir).shared),
+                           client, progress)
         meta = merge_meta(metas, path, files) if is_dir else metas[0]
         ranks = list(range(len(files))) if is_dir and renumbered(metas) else None
         counts = {name: merge_parquet([os.path.join(p, f"{name}.parquet") for p in parts],

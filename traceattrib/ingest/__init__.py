@@ -57,7 +57,8 @@ def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
     fmt = detect(path)
     if fmt == "nsys-rep":  # exported to SQLite once (cached), then read as any export
         from . import nsys, nsysrep
-        t = nsys.read(nsysrep.to_sqlite(path), require_gpu=require_gpu, progress=progress)
+        with nsysrep.exported(path) as exported:
+            t = nsys.read(exported, require_gpu=require_gpu, progress=progress)
     elif fmt == "nsys":
         from . import nsys
         t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started)
@@ -110,6 +111,11 @@ def merge_meta(metas: list[dict], directory: str, files: list[str]) -> dict:
         meta["warnings"] = warnings
     else:
         meta.pop("warnings", None)
+    about_cache = list(dict.fromkeys(w for m in metas for w in m.get("cache_warnings", [])))
+    if about_cache:  # traceattrib.cache.WARNINGS: what each file's cache entry needed
+        meta["cache_warnings"] = about_cache
+    else:
+        meta.pop("cache_warnings", None)
     meta.pop("rank", None)
     return meta
 

@@ -1,18 +1,23 @@
 """`.nsys-rep` (and older `.qdrep`) reports: exported to SQLite by the `nsys` command, once.
 
-The export lands in the traceattrib cache directory, keyed by the report's path, size and mtime,
-so the next command on the same report reads the SQLite file directly. Without an `nsys`
-executable ($NSYS, else `nsys` on PATH) the user gets the exact command to run.
+The export lands in the traceattrib cache directory (traceattrib.store), keyed by the report's
+path, size and mtime, so the next command on the same report reads the SQLite file directly;
+where the store refuses the directory, the export goes to a temporary folder removed after the
+read. Without an `nsys` executable ($NSYS, else `nsys` on PATH) the user gets the exact command
+to run.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 
+from .. import store
 from ..errors import TraceError
 
 REPORT_SUFFIXES = (".nsys-rep", ".qdrep")
@@ -35,16 +40,46 @@ def export_command(path: str, output: str, nsys: str = "nsys") -> list[str]:
     return [nsys, "export", "--type", "sqlite", "--force-overwrite", "true", "--output", output, path]
 
 
-def to_sqlite(path: str, cache_dir: str | None = None) -> str:
-    """Path of the SQLite export of report `path`, exporting it on first use."""
-    from ..cache import default_dir
+@contextlib.contextmanager
+def exported(path: str, cache_dir: str | None = None) -> Iterator[str]:
+    """The path of the SQLite export of report `path` while the block runs: the cached export
+    (made on first use), or a temporary one when the cache directory may not be used."""
+    st = store.Store.at(cache_dir)
+    if st.refusal() is None:
+        yield to_sqlite(path, st)
+        return
+    tmp = tempfile.mkdtemp(prefix="traceattrib-export-")
+    try:
+        yield _export(path, os.path.join(tmp, "export.sqlite"), tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
-    st = os.stat(path)
-    key = hashlib.sha1(f"{os.path.abspath(path)}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:24]
-    root = os.path.join(cache_dir or default_dir(), "nsys-export")
+
+def to_sqlite(path: str, st: store.Store) -> str:
+    """Path of the SQLite export of report `path` in store `st`, exporting it on first use."""
+    info = os.stat(path)
+    key = hashlib.sha1(f"{os.path.abspath(path)}\0{info.st_size}\0{info.st_mtime_ns}".encode()).hexdigest()[:24]
+    root = st.path("nsys-export")
     out = os.path.join(root, f"{key}.sqlite")
-    if os.path.isfile(out):
+    if store.trusted(out, st.shared):
         return out
+    store.remove(out)  # a link or another user's file is never read
+    try:
+        store.makedirs(root, st.shared)
+        tmp = tempfile.mkdtemp(prefix=store.TMP_PREFIX, dir=root)
+    except OSError as e:
+        raise TraceError(f"{path}: cannot create {root} for the SQLite export ({e.strerror or e})") from None
+    try:
+        part = _export(path, os.path.join(tmp, "export.sqlite"), tmp)
+        os.chmod(part, store.modes(st.shared)[1])
+        os.replace(part, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _export(path: str, part: str, tmp: str) -> str:
+    """Run `nsys export` of report `path` to `part` (in folder `tmp`); returns `part`."""
     nsys = nsys_executable()
     if nsys is None:
         base = os.path.splitext(os.path.basename(path))[0]
@@ -52,22 +87,12 @@ def to_sqlite(path: str, cache_dir: str | None = None) -> str:
         raise TraceError(f"{path}: an Nsight Systems report; no `nsys` found (PATH or $NSYS) to export it. "
                          f"Run: {cmd} and pass the .sqlite file")
     try:
-        os.makedirs(root, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=".export-", dir=root)
-    except OSError as e:
-        raise TraceError(f"{path}: cannot create {root} for the SQLite export ({e.strerror or e})") from None
-    try:
-        part = os.path.join(tmp, "export.sqlite")
-        try:
-            r = subprocess.run(export_command(path, part, nsys), stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, timeout=EXPORT_TIMEOUT_S)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise TraceError(f"{path}: `{nsys} export --type sqlite` failed ({e})") from None
-        if r.returncode != 0 or not os.path.isfile(part):
-            why = (r.stderr or r.stdout or "").strip().splitlines()
-            raise TraceError(f"{path}: `{nsys} export --type sqlite` failed (exit {r.returncode}"
-                             + (f": {why[-1]}" if why else "") + ")")
-        os.replace(part, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+        r = subprocess.run(export_command(path, part, nsys), stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=EXPORT_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise TraceError(f"{path}: `{nsys} export --type sqlite` failed ({e})") from None
+    if r.returncode != 0 or not os.path.isfile(part):
+        why = (r.stderr or r.stdout or "").strip().splitlines()
+        raise TraceError(f"{path}: `{nsys} export --type sqlite` failed (exit {r.returncode}"
+                         + (f": {why[-1]}" if why else "") + ")")
+    return part

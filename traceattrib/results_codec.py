@@ -1,0 +1,126 @@
+"""Per-rank analysis results (analysis.RankResult) as bytes for the cache, and back: data only.
+
+The layout is msgpack (msgspec) of typed fields, each table an Arrow IPC stream. Decoding checks
+every field's type and every table's columns against what analyze_rank makes, so an entry that
+is anything else raises Invalid (it is then rebuilt) instead of reaching the merge.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+FORMAT = "traceattrib-results"
+VERSION = 1
+# tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
+# "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
+_NEEDED: dict[str, dict[str, str]] = {
+    "steps": {"rank": "i", "index": "i", "name": "s", "kind": "s", "warmup": "b", "outlier": "b", "start_ns": "i",
+              "end_ns": "i", "span_ns": "i", "busy_ns": "i", "idle_ns": "i", "overlap_ns": "i"},
+    "collectives": {"rank": "i", "step": "i", "collective": "s", "count": "i", "total_ns": "i", "mean_ns": "n"},
+    "instances": {"rank": "i", "step_row": "i", "step": "i", "step_kind": "s", "warmup": "b", "collective": "s",
+                  "group": "s", "seq": "i", "start_ns": "i", "end_ns": "i", "bytes": "i", "bytes_source": "s",
+                  "group_size": "i"},
+    "kernel_totals": {"kind": "s", "warmup": "b", "bucket": "s", "name": "s", "total_ns": "i", "count": "i"},
+    "idle_labels": {"rank": "i", "step": "i", "cause": "s", "source": "s", "what": "s", "ns": "i"},
+}
+_OPTIONAL = {"idle_labels"}
+
+
+class Invalid(Exception):
+    """The bytes are not results this module wrote."""
+
+
+class _Rank(msgspec.Struct, forbid_unknown_fields=True):
+    rank: int
+    evidence: str
+    why: str
+    buckets: list[str]
+    notes: list[str]
+    has_launches: bool
+    regex_unmatched: bool
+    tables: dict[str, bytes]
+
+
+class _Results(msgspec.Struct, forbid_unknown_fields=True):
+    format: str
+    version: int
+    meta: dict[str, Any]
+    ranks: list[_Rank]
+
+
+def encode(meta: dict, results: list) -> bytes:
+    """msgpack of (meta, per-rank results); kernels/memops (keep_ops) are not stored."""
+    ranks = []
+    for r in results:
+        tabs = {n: _to_arrow(getattr(r, n)) for n in _NEEDED if getattr(r, n) is not None}
+        ranks.append(_Rank(rank=int(r.rank), evidence=r.evidence, why=r.why, buckets=list(r.buckets),
+                           notes=list(r.notes), has_launches=bool(r.has_launches),
+                           regex_unmatched=bool(r.regex_unmatched), tables=tabs))
+    return msgspec.msgpack.encode(_Results(format=FORMAT, version=VERSION, meta=meta, ranks=ranks))
+
+
+def decode(blob: bytes) -> tuple[dict, list]:
+    """(meta, list of analysis.RankResult) from `encode`'s bytes; raises Invalid otherwise."""
+    import pyarrow as pa
+
+    from .analysis import RankResult
+
+    try:
+        got = msgspec.msgpack.decode(blob, type=_Results)
+    except msgspec.DecodeError as e:  # ValidationError included
+        raise Invalid(str(e)) from None
+    if got.format != FORMAT or got.version != VERSION:
+        raise Invalid("another format")
+    out = []
+    for r in got.ranks:
+        if set(r.tables) - set(_NEEDED) or (set(_NEEDED) - _OPTIONAL) - set(r.tables):
+            raise Invalid("unexpected tables")
+        try:
+            tabs = {n: _from_arrow(b, _NEEDED[n]) for n, b in r.tables.items()}
+        except (pa.ArrowException, ValueError, TypeError) as e:
+            raise Invalid(str(e)) from None
+        if len(tabs["steps"].columns):
+            _check(tabs["steps"], {c: "i" for b in r.buckets for c in (f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count")})
+        out.append(RankResult(rank=r.rank, evidence=r.evidence, why=r.why, buckets=tuple(r.buckets), notes=r.notes,
+                              has_launches=r.has_launches, regex_unmatched=r.regex_unmatched,
+                              idle_labels=tabs.get("idle_labels"), **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
+    return got.meta, out
+
+
+def _to_arrow(df) -> bytes:
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _from_arrow(data: bytes, needed: dict[str, str]):
+    import pyarrow as pa
+
+    df = pa.ipc.open_stream(pa.py_buffer(data)).read_all().to_pandas()
+    if len(df.columns) or len(df):
+        _check(df, needed)
+    return df
+
+
+_KINDS = {"i": "iu", "n": "iuf", "b": "b"}
+
+
+def _check(df, needed: dict[str, str]) -> None:
+    """Raise Invalid unless `df` has every needed column, with values of its kind when it has rows."""
+    import pandas as pd
+
+    for c, kind in needed.items():
+        if c not in df.columns:
+            raise Invalid(f"no column {c}")
+        if not len(df):
+            continue
+        dt = df[c].dtype
+        ok = (dt.kind in _KINDS[kind]) if kind in _KINDS else \
+            (dt.kind in "OSU" or isinstance(dt, (pd.StringDtype, pd.CategoricalDtype)))
+        if not ok:
+            raise Invalid(f"column {c} holds {dt}")
