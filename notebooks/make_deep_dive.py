@@ -23,9 +23,9 @@ cells = [
          "cols = ['index', 'name', 'kind', 'span_ns', 'busy_ns', 'idle_ns'] + "
          "[f'{b}_exposed_ns' for b in ('linear', 'attention', 'cast', 'elementwise')]\n"
          "rep.steps[cols].head()"),
-    code("d = rep.summary['by_kind']['decode']\n"
-         "table = pd.DataFrame({'share of span': d['bucket_share'], 'exposed share': d['exposed_share'],\n"
-         "                      'bound if removed': d['speedup_bound_if_removed']})\n"
+    code("d = rep.summary.by_kind['decode'].attribution  # typed: traceattrib.report.KindAttribution\n"
+         "table = pd.DataFrame({'share of span': d.bucket_share, 'exposed share': d.exposed_share,\n"
+         "                      'bound if removed': d.speedup_bound_if_removed})\n"
          "table.round(3)"),
     md("## Top kernels per bucket (decode steps)"),
     code("k = rep.kernels[rep.kernels['step'].isin(rep.kind_steps('decode').index)]\n"
@@ -38,7 +38,8 @@ cells = [
          "timeline_figure(rep, step=3)"),
     code("steps_figure(rep)"),
     md("## What-if bounds\nMaking a bucket k times faster saves at most its exposed time times (1 - 1/k)."),
-    code("pd.DataFrame(d['what_if']).T[['bucket', 'factor', 'speedup_bound', 'speedup_bound_p90']]"),
+    code("pd.DataFrame([{'bucket': v.bucket, 'factor': v.factor, 'speedup_bound': v.speedup_bound,\n"
+         "               'speedup_bound_p90': v.speedup_bound_p90} for v in d.what_if.values()])"),
     md("## Diff: eager launches vs CUDA graphs\nThe same workload captured with CUDA-graph replays: "
        "what moved the decode step?"),
     code("graph = ta.analyze(ta.load(str(FIX / 'llama_graph_torch.pt.trace.json.gz')))\n"
@@ -46,13 +47,20 @@ cells = [
          "print(f\"median decode step {res['median_span_before_ns']/1e6:.2f} ms -> "
          "{res['median_span_after_ns']/1e6:.2f} ms\")\n"
          "pd.DataFrame(res['contributions']).head(4)"),
-    md("## Tensor parallel (TP=2): exposed communication per rank"),
+    md("## Tensor parallel (TP=2): waiting vs transferring, and the job\n"
+       "Per rank: exposed communication, how much of it is waiting for the other rank, and the bound if "
+       "communication were removed, for the rank alone and for the job (the job cannot get faster than its "
+       "slowest rank)."),
     code("tp = ta.analyze(ta.load(str(FIX / 'tp2_eager_torch')), layers=4)\n"
-         "pd.DataFrame({r: {'comm exposed': v['decode']['exposed_share']['communication'],\n"
-         "                  'idle': v['decode']['idle_share'],\n"
-         "                  'bound if comm removed': v['decode']['speedup_bound_if_removed']['communication']}\n"
-         "              for r, v in tp.summary['by_rank'].items()}).T"),
-    code("for note in tp.notes:\n    print('-', note)"),
+         "job = tp.summary.job['decode']\n"
+         "pd.DataFrame({r: {'comm exposed': v['decode'].exposed_share['communication'],\n"
+         "                  'idle': v['decode'].idle_share,\n"
+         "                  'comm wait (ms/step)': v['decode'].comm.comm_wait_ns / 1e6,\n"
+         "                  'comm transfer (ms/step)': v['decode'].comm.comm_transfer_ns / 1e6,\n"
+         "                  'bound if comm removed (rank alone)': v['decode'].speedup_bound_if_removed['communication'],\n"
+         "                  'bound if comm removed (job)': job.speedup_bound_if_removed['communication']}\n"
+         "              for r, v in tp.summary.by_rank.items()}).T"),
+    code("from traceattrib.render.notes import text\n\nfor note in tp.notes:\n    print('-', text(note))"),
 ]
 nb = nbf.v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                 "language": "python"}})

@@ -25,3 +25,10 @@ needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/traces 
 def _no_user_cache(tmp_path, monkeypatch):
     """Keep tests from reading or writing the user's parquet cache."""
     monkeypatch.setenv("TRACEATTRIB_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def summary_of(rep) -> dict:
+    """A report's summary as the JSON report writes it (the contract tests assert on)."""
+    from traceattrib.render.jsonout import summary_dict
+
+    return summary_dict(rep.summary)

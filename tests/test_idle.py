@@ -16,8 +16,10 @@ from traceattrib.analysis import analyze
 from traceattrib.ingest import read
 from traceattrib.model import CPU_OP_COLUMNS, Trace, empty
 from traceattrib.render import jsonout, markdown, text
+from traceattrib.render.findings import ADVICE, IDLE_WHAT, advice, as_dict
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files, summary_of
 
 IDLE_FIXTURES = {"torch": "idle_causes_torch.pt.trace.json.gz", "nsys": "idle_causes_nsys.sqlite"}
 # the same workload under nsys with CPU samples and OS-runtime calls (--sample=process-tree -t osrt):
@@ -70,7 +72,7 @@ def test_host_idle_matches_the_recorded_busy_wait(fmt):
     assert (named <= length).all() and (named >= 0.98 * length).all(), (named, length)
     assert (length >= 0.999 * np.array([t["busy_wait_ms"] for t in tr]) * 1e6).all()
     # the blocking copy from pageable memory is the main sync
-    d = rep.summary["by_kind"][st["kind"].iloc[0]]
+    d = summary_of(rep)["by_kind"][st["kind"].iloc[0]]
     assert d["top_host_gaps"][0]["what"] == "host_busy_wait" and d["top_host_gaps"][0]["source"] == "range"
     assert d["top_host_gaps"][0]["share"] > 0.8  # the rest: Python around it (torch: step 0's lead-in)
     assert d["top_sync_calls"][0]["what"] == "cudaMemcpyAsync (blocking copy)"
@@ -128,7 +130,7 @@ def test_cpu_samples_name_host_time_no_range_covers():
     assert ((smp["end_ns"] - smp["start_ns"]) <= 2_100_000).all()
     assert smp["name"].astype(str).str.startswith(top_sym + " (python3").any()
     # with the range, the range names the busy wait; samples name the rest only
-    assert rep.summary["by_kind"]["unknown"]["top_host_gaps"][0]["what"] == "host_busy_wait"
+    assert summary_of(rep)["by_kind"]["unknown"]["top_host_gaps"][0]["what"] == "host_busy_wait"
     r = trace.ranges
     no_wait = dataclasses.replace(trace, ranges=r[r["name"].astype(str) != "host_busy_wait"].reset_index(drop=True))
     rep2 = analyze(no_wait)
@@ -152,7 +154,7 @@ def test_nsys_and_torch_agree_on_host_idle():
 @pytest.mark.parametrize("fmt", list(IDLE_FIXTURES))
 def test_findings_bounds_and_contract(fmt):
     _, rep = loaded(str(FIXTURES / IDLE_FIXTURES[fmt]))
-    s = rep.summary
+    s = summary_of(rep)
     d = s["by_kind"][s["kind"]]
     k = rep.kind_steps(s["kind"])
     assert sum(d["idle_causes_share"].values()) == pytest.approx(d["idle_share"], rel=1e-12)
@@ -163,8 +165,8 @@ def test_findings_bounds_and_contract(fmt):
     assert len(fs) == 3 and all(set(f) == {"what", "bound", "evidence"} for f in fs)
     assert [f["bound"] for f in fs] == sorted((f["bound"] for f in fs), reverse=True)
     whats = [f["what"] for f in fs]
-    assert findings.IDLE_WHAT["launch"] in whats and findings.IDLE_WHAT["host"] in whats[:2]
-    host_f = next(f for f in fs if f["what"] == findings.IDLE_WHAT["host"])
+    assert IDLE_WHAT["launch"] in whats and IDLE_WHAT["host"] in whats[:2]
+    host_f = next(f for f in fs if f["what"] == IDLE_WHAT["host"])
     assert "host_busy_wait" in host_f["evidence"]
     out = json.loads(jsonout.render(rep))
     for step in out["steps"]:
@@ -219,11 +221,11 @@ def test_causes_sum_exactly_on_every_nsys_schema():
 def test_public_sglang_prefill_waits_in_a_blocking_copy():
     # the CPU sat 493 ms in hipMemcpyWithStream while the GPU had nothing to run
     _, rep = loaded(str(PUBLIC / "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz"))
-    d = rep.summary["by_kind"]["prefill"]
+    d = summary_of(rep)["by_kind"]["prefill"]
     assert d["idle_causes_share"]["sync"] > 0.45
     assert d["top_sync_calls"][0]["what"] == "hipMemcpyWithStream"
     assert d["top_sync_calls"][0]["mean_ns"] > 450e6
-    assert rep.summary["findings"][0]["what"] == findings.IDLE_WHAT["sync"]
+    assert summary_of(rep)["findings"][0]["what"] == IDLE_WHAT["sync"]
 
 
 def test_graph_replays_idle_is_queued_launch():
@@ -232,11 +234,12 @@ def test_graph_replays_idle_is_queued_launch():
     st = rep.steps[rep.steps["kind"] == "decode"].iloc[1:]  # the first decode step also launches eagerly
     assert len(st) == 23 and (st["idle_ns"] > 100_000).all()
     assert (st["idle_launch_ns"] == st["idle_ns"]).all() and (st[idle.QUEUED_COLUMN] == st["idle_ns"]).all()
-    d = rep.summary["by_kind"]["decode"]
+    d = summary_of(rep)["by_kind"]["decode"]
     assert d["idle_causes_share"]["launch"] == pytest.approx(d["idle_launch_queued_share"], rel=0.1)
-    assert idle.advice(d, min_share=0.0)[0] == ("launch", idle.ADVICE["launch_queued"])
-    assert {"what": findings.IDLE_WHAT["launch_queued"], "bound": d["speedup_bound_if_no_idle_cause"]["launch"]} \
-        .items() <= next(f for f in findings.idle_candidates("decode", d) if "queued" in f["what"]).items()
+    ks = rep.summary.by_kind["decode"]
+    assert advice(ks.idle, min_share=0.0)[0] == ("launch", ADVICE["launch_queued"])
+    f = next(f for f in findings.idle_candidates("decode", ks, None) if f.args[0] == "launch_queued")
+    assert f.bound == d["speedup_bound_if_no_idle_cause"]["launch"] and as_dict(f)["what"] == IDLE_WHAT["launch_queued"]
 
 
 def test_kernel_only_trace_is_unexplained():
@@ -245,10 +248,10 @@ def test_kernel_only_trace_is_unexplained():
                  graphs=tr.graphs, cpu_ops=tr.cpu_ops, meta=dict(tr.meta))
     rep = analyze(bare)
     assert causes_sum_exactly(rep.steps) and (rep.steps["idle_unexplained_ns"] == rep.steps["idle_ns"]).all()
-    assert any("kernel-only" in n for n in rep.notes)
-    d = rep.summary["by_kind"]["decode"]
+    assert any("kernel-only" in n for n in texts(rep.notes))
+    d = summary_of(rep)["by_kind"]["decode"]
     assert d["idle_causes_share"]["unexplained"] == pytest.approx(d["idle_share"])
-    assert findings.IDLE_WHAT["unexplained"] in [f["what"] for f in rep.summary["findings"]]
+    assert IDLE_WHAT["unexplained"] in [f["what"] for f in summary_of(rep)["findings"]]
 
 
 def test_diff_names_the_idle_cause_that_moved():
@@ -318,31 +321,33 @@ def test_rules_on_a_built_timeline():
 
 
 def test_rank_orders_and_drops_what_wins_nothing():
-    cands = [{"what": "a", "bound": 1.2, "evidence": "x"}, {"what": "b", "bound": float("inf"), "evidence": "y"},
-             {"what": "c", "bound": 1.005, "evidence": "z"}, {"what": "d", "bound": 1.5, "evidence": "w", "extra": 1},
-             {"what": "e", "bound": float("nan"), "evidence": "v"}, {"what": "f", "bound": 1.2, "evidence": "u"}]
-    assert findings.rank(cands) == [{"what": "d", "bound": 1.5, "evidence": "w"},
-                                    {"what": "a", "bound": 1.2, "evidence": "x"},
-                                    {"what": "f", "bound": 1.2, "evidence": "u"}]
+    from traceattrib.report import Finding
+
+    cands = [Finding("bucket", 1.2, ("a",)), Finding("bucket", float("inf"), ("b",)), Finding("bucket", 1.005, ("c",)),
+             Finding("idle", 1.5, ("d",)), Finding("bucket", float("nan"), ("e",)), Finding("bucket", 1.2, ("f",)),
+             Finding("bucket", 1.3, ("g",))]
+    assert findings.rank(cands) == [Finding("idle", 1.5, ("d",)), Finding("bucket", 1.3, ("g",)),
+                                    Finding("bucket", 1.2, ("a",))]
+    assert findings.rank(cands, n=5)[3:] == [Finding("bucket", 1.2, ("f",))]
 
 
 def test_findings_use_the_job_bounds_with_two_ranks():
     # rank 0 spins in NCCL waiting for rank 1: removing communication wins rank 0 up to 2.5x, the
     # job nothing, so it is no finding; rank 1's launch idle is
     _, rep = loaded(str(FIXTURES / "tp2_eager_torch"))
-    s = rep.summary
+    s = summary_of(rep)
     assert s["by_kind"]["decode"]["speedup_bound_if_removed"]["communication"] > 2.0
     assert s["job"]["decode"]["speedup_bound_if_removed"]["communication"] < 1.01
     whats = [f["what"] for f in s["findings"]]
     assert "exposed communication kernels" not in whats
-    assert findings.IDLE_WHAT["launch"] in whats
+    assert IDLE_WHAT["launch"] in whats
 
 
 def test_speed_of_light_floor_is_the_ceiling_not_a_fix():
     """The whole step at its floor (30x on this decode) bounds every fix together: it is shown
     beside the ranking, and the ranking holds the fixes (buckets, idle causes, linear kernels)."""
     _, rep = loaded(str(FIXTURES / "llama_eager_torch.pt.trace.json.gz"))
-    s = rep.summary
+    s = summary_of(rep)
     ceil = s["ceiling"]
     assert ceil["what"].startswith("decode step at its speed of light") and ceil["bound"] > 20
     assert all("speed of light (" not in f["what"] for f in s["findings"])

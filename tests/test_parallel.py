@@ -13,14 +13,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from traceattrib import analysis, attribute, cache, classify, comm, findings, idle, parallel, sol, steps
+from traceattrib import analysis, attribute, cache, classify, comm, idle, parallel, sol, steps
 from traceattrib.analysis import Report, analyze, merge_notes
 from traceattrib.cli import main, render_report
 from traceattrib.ingest import read
+from traceattrib.notes import note
 from traceattrib.progress import Progress
 from traceattrib.render import text
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, ROOT, needs_shared
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, ROOT, needs_shared, summary_of
 
 INPUTS = ["llama_eager_nsys.sqlite", "llama_graph_nsys.sqlite", "llama_graph_nsys_node.sqlite",
           "llama_eager_torch.pt.trace.json.gz", "llama_graph_torch.pt.trace.json.gz", "tp2_eager_nsys.sqlite",
@@ -76,26 +78,19 @@ def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_o
     ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
-    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
-    sol.add_summary(summary, bd.steps)
-    idle.add_summary(summary, bd.steps, ic.labels)
-    summary["evidence"] = st.evidence
-    summary["evidence_why"] = st.why
     kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=analysis._op_step(st, "memop", len(trace.memops)))
-    notes = list(trace.meta.get("notes", [])) + st.notes + bd.notes + sol_notes + ic.notes
+    notes = [note("input", n) for n in trace.meta.get("notes", [])] + st.notes + bd.notes + sol_notes + ic.notes
     model = analysis.comm_model(model, sol_options)
     cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
-    summary, colls, cnotes = comm.apply(summary, bd.collectives, cr)
-    notes += cnotes
-    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
-    summary["ceiling"] = findings.ceiling(summary)
-    other = summary.get("bucket_share", {}).get("other")
+    summary = analysis.summarize(bd.steps, bd.collectives, bd.buckets, ic.labels, cr, st.evidence, st.why,
+                                 what_if, layers)
+    notes += comm.summary_notes(cr, summary.kind)
+    other = summary.main().attribution.bucket_share.get("other") if summary.main() else None
     if other is not None:
-        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
-                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
-    return Report(meta=dict(trace.meta), evidence=st.evidence, steps=bd.steps, collectives=colls,
+        notes.append(note("other_share", other, summary.kind))
+    return Report(meta=dict(trace.meta), steps=bd.steps, collectives=comm.step_table(bd.collectives, cr),
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes, comm=cr,
                   idle_labels=ic.labels)
 
@@ -131,7 +126,7 @@ def assert_same_report(new: Report, ref: Report) -> None:
     pd.testing.assert_frame_equal(new.steps, ref.steps)
     pd.testing.assert_frame_equal(new.collectives.reset_index(drop=True), ref.collectives.reset_index(drop=True),
                                   check_dtype=len(ref.collectives) > 0)
-    assert new.summary == ref.summary
+    assert summary_of(new) == summary_of(ref)
     assert new.notes == ref.notes
     assert new.evidence == ref.evidence and new.buckets == ref.buckets
 
@@ -202,26 +197,39 @@ def test_kernel_totals_are_kernel_durations():
 
 
 def test_merge_notes_sums_counts_and_keeps_order():
-    a = ["5 GPU op(s) were launched outside every step", "1 warm-up step(s) flagged and left out",
-         "constant note on 2.5% and decode_step_3"]
-    b = ["2 outlier step(s) flagged", "1 warm-up step(s) flagged and left out", "constant note on 2.5% and decode_step_3"]
-    c = ["3 GPU op(s) were launched outside every step", "2 outlier step(s) flagged"]
-    assert merge_notes([a, b, c]) == ["8 GPU op(s) were launched outside every step", "4 outlier step(s) flagged",
-                                      "2 warm-up step(s) flagged and left out",
-                                      "constant note on 2.5% and decode_step_3"]
+    outside = lambda n: note("steps.outside", counts=(n,))  # noqa: E731
+    outliers = lambda n: note("steps.outliers", counts=(n,))  # noqa: E731
+    warm = lambda n: note("steps.warmup", counts=(n,))  # noqa: E731
+    const = note("other_share", 0.025, "decode")
+    a = [outside(5), warm(1), const]
+    b = [outliers(2), warm(1), const]
+    c = [outside(3), outliers(2)]
+    assert merge_notes([a, b, c]) == [outside(8), outliers(4), warm(2), const]
     assert merge_notes([a]) == a
-    # counts are summed; sizes, layers and other numbers are text that must agree
-    tp = "--model: tensor parallel size 2 (from the collectives' process-group size): weights split"
-    lay = "--layers 4 but the steps hold 3 layers each (attention calls per step)"
-    assert merge_notes([[tp, lay, "the floor exceeds the measured span on 2 of 13 step(s): check",
-                         "step kinds inferred, not named: 12 from launch grid, 1 from span"],
-                        [tp, lay, "the floor exceeds the measured span on 1 of 13 step(s): check",
-                         "step kinds inferred, not named: 12 from launch grid, 1 from span"]]) == \
-        [tp, lay, "the floor exceeds the measured span on 3 of 26 step(s): check",
-         "step kinds inferred, not named: 24 from launch grid, 2 from span"]
-    assert merge_notes([["weight bytes differ by +12% (512 B vs 456 B per step)"],
-                        ["weight bytes differ by +12% (512 B vs 456 B per step)"]]) == \
-        ["weight bytes differ by +12% (512 B vs 456 B per step)"]
+    # counts are summed; sizes, layers and other values must agree
+    tp = note("sol.tp", 2, "the collectives' process-group size")
+    lay = note("steps.layers_mismatch", 4, 3)
+    kinds = lambda n: note("steps.kinds_inferred", "launch grid", "span", counts=(12 * n, n))  # noqa: E731
+    over = lambda a, b: note("sol.floor_over_span", counts=(a, b))  # noqa: E731
+    assert merge_notes([[tp, lay, over(2, 13), kinds(1)], [tp, lay, over(1, 13), kinds(1)]]) == \
+        [tp, lay, over(3, 26), kinds(2)]
+    differ = note("sol.weights_differ", 0.12, 512.0, 456.0)
+    assert merge_notes([[differ], [differ]]) == [differ]
+    # other values differing: said per rank, with the ranks
+    got = merge_notes([[note("sol.tp", 2, "x")], [note("sol.tp", 4, "x")]], [0, 1])
+    assert [texts([n])[0][:28] for n in got] == ["rank(s) 0: --model: tensor p", "rank(s) 1: --model: tensor p"]
+    assert [n.ranks for n in got] == [(0,), (1,)]
+
+
+def test_notes_read_back_as_data():
+    from traceattrib.notes import from_data, to_data
+
+    n = note("steps.rejected", note("label.annotations", "vLLM", ("a", "b"), True), 2.0, 2.0, "many", counts=(3,))
+    assert from_data(json.loads(json.dumps(to_data(n)))) == n
+    for bad in ({}, {"code": 1, "counts": [], "args": [], "ranks": []},
+                {"code": "x", "counts": [], "args": [["eval", "1"]], "ranks": []}):
+        with pytest.raises(ValueError):
+            from_data(bad)
 
 
 @needs_shared
@@ -234,8 +242,8 @@ def test_steps_regex_matching_some_ranks(tmp_path):
     ref = whole_trace_report(trace, steps_regex="decode_step")
     rep = parallel.analyze_path(str(d), steps_regex="decode_step")
     pd.testing.assert_frame_equal(rep.steps, ref.steps)
-    assert rep.summary == ref.summary
-    assert sum("no range matches --steps 'decode_step'" in n for n in rep.notes) == 1
+    assert summary_of(rep) == summary_of(ref)
+    assert sum("no range matches --steps 'decode_step'" in n for n in texts(rep.notes)) == 1
     with pytest.raises(Exception, match="matches no range name"):
         parallel.analyze_path(str(d), steps_regex="no_such_range_name")
 

@@ -26,8 +26,9 @@ import traceattrib as ta
 from traceattrib import sol
 from traceattrib.analysis import analyze
 from traceattrib.cli import main
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES, PUBLIC, needs_shared
+from conftest import FIXTURES, PUBLIC, needs_shared, summary_of
 
 CONFIG = str(FIXTURES / "serve_like.config.json")
 LM_HEAD = 32000 * 2048                    # serve_like: vocab x hidden
@@ -123,7 +124,7 @@ def test_int8_weights_count_at_their_stored_width(loaded):
     np.testing.assert_allclose(lin_bytes, a["layers"] * layer * 2 + lm_head, rtol=1e-9)
     # the static cache: SDPA reads all max_len positions of K and V (8 KV heads) in every layer
     assert (dec["sol_kv_bytes"] == a["layers"] * 2 * a["kv_heads"] * a["max_len"] * (h // a["heads"]) * 2).all()
-    assert any("stored width" in n for n in rep.notes)
+    assert any("stored width" in n for n in texts(rep.notes))
 
 
 def test_tensor_parallel_ranks_hold_half_the_weights(loaded):
@@ -168,7 +169,7 @@ def test_model_matches_the_script_truth_on_the_nsys_capture(loaded):
     # without --model: unknown, and said so
     out2, notes2 = sol.step_columns(tab, t, step, cls, None)
     assert (out2["sol_source"] == "unknown").all() and out2["min_step_ns"].isna().all()
-    assert any("speed of light unknown" in n and "--model" in n for n in notes2)
+    assert any("speed of light unknown" in n and "--model" in n for n in texts(notes2))
 
 
 def test_model_without_batch_counts_weights_only(loaded):
@@ -178,7 +179,7 @@ def test_model_without_batch_counts_weights_only(loaded):
     assert (out["sol_weight_bytes"] == truth("serve_piecewise_noann_nsys")[1]["weight_bytes"]).all()
     assert out["sol_kv_bytes"].isna().all() and out["sol_flops"].isna().all()
     assert out["min_step_ns"].notna().all()   # the bandwidth floor alone
-    assert any("--batch and --context" in n for n in notes)
+    assert any("--batch and --context" in n for n in texts(notes))
 
 
 def test_cuda_graph_gemms_have_no_shapes_and_fall_back_to_the_model(loaded):
@@ -188,7 +189,7 @@ def test_cuda_graph_gemms_have_no_shapes_and_fall_back_to_the_model(loaded):
     step, tab, cls = argmax_steps(t)
     out, notes = sol.step_columns(tab, t, step, cls, None)
     assert out["sol_source"].tolist() == ["shapes"] + ["unknown"] * 10
-    assert any("CUDA graphs" in n for n in notes)
+    assert any("CUDA graphs" in n for n in texts(notes))
     out, _ = sol.step_columns(tab, t, step, cls, sol.Options(model=CONFIG, batch=SEQS, context=128))
     assert out["sol_source"].tolist() == ["shapes"] + ["model"] * 10
     tr = truth("serve_piecewise_torch")
@@ -202,7 +203,7 @@ def test_floor_above_the_span_is_called_out(loaded):
     tab = tab.assign(span_ns=1000)
     out, notes = sol.step_columns(tab, t, step, cls, sol.Options(model=CONFIG, batch=SEQS, context=128))
     assert (out["hbm_efficiency"] > 1).all()
-    assert any("floor exceeds the measured span on 11 of 11" in n for n in notes)
+    assert any("floor exceeds the measured span on 11 of 11" in n for n in texts(notes))
 
 
 # --- model configs -----------------------------------------------------------------------------
@@ -246,7 +247,7 @@ def test_model_stored_widths():
     assert wbytes(llama(), tp=2) == (params * 2 + lm) / 2
     # unknown method: said, and counted at torch_dtype
     spec = sol.model_from_config(llama(quantization_config={"quant_method": "mystery"}))
-    assert spec.weight_bits == 16 and "not understood" in spec.notes[0]
+    assert spec.weight_bits == 16 and "not understood" in texts(spec.notes)[0]
 
 
 def test_model_moe_and_mla():
@@ -363,7 +364,8 @@ def test_report_json_contract_and_overrides(capsys):
     assert rc == 0
     doc = json.loads(out)
     d = doc["summary"]["by_kind"]["decode"]["speed_of_light"]
-    assert set(sol.SUMMARY_KEYS) <= set(d)
+    assert list(d)[:8] == ["bytes_per_step", "flops_per_step", "source", "peak_bw_Bps", "peak_flops", "min_step_ns",
+                           "hbm_efficiency", "mfu"]
     assert d["source"] == "shapes" and d["peak_bw_Bps"] == 2e12 and d["peak_flops"] == 500e12
     assert d["bytes_per_step"] == 987758592
     assert d["min_step_ns"] == pytest.approx(987758592 / 2e12 * 1e9)
@@ -377,21 +379,26 @@ def test_report_json_contract_and_overrides(capsys):
 
 
 def test_findings_candidates(loaded):
-    """The floor and the linear kernels' own floor as {"what", "bound", "evidence"} candidates
-    (findings.SOURCES signature: kind, summary.by_kind.<kind>)."""
+    """The floor and the linear kernels' own floor as candidates (report.Finding: code, bound,
+    figures), worded as {"what", "bound", "evidence"} by render/findings.py."""
+    from traceattrib import findings
+    from traceattrib.render.findings import as_dict
+    from traceattrib.report import SolSummary
+
     rep = analyze(loaded("llama_eager_torch.pt.trace.json.gz"))
-    d = rep.summary["by_kind"]["decode"]
+    ks = rep.summary.by_kind["decode"]
     steps = rep.kind_steps("decode")
-    floor, lin = sol.candidates("decode", d)
-    assert set(floor) == set(lin) == {"what", "bound", "evidence"}
-    assert floor["bound"] == pytest.approx(float(np.median(steps["span_ns"] / steps["min_step_ns"])))
-    assert floor["bound"] > 20 and "HBM bandwidth" in floor["what"] and "HBM efficiency 3.3%" in floor["evidence"]
+    floor, lin = sol.candidates("decode", ks.speed_of_light)
+    assert (floor.code, lin.code) == ("sol.step", "sol.linear")
+    assert floor.bound == pytest.approx(float(np.median(steps["span_ns"] / steps["min_step_ns"])))
+    shown = as_dict(floor)
+    assert floor.bound > 20 and "HBM bandwidth" in shown["what"] and "HBM efficiency 3.3%" in shown["evidence"]
     # linear kernels at peak bandwidth: less than removing them, more than nothing
-    assert 1.0 < lin["bound"] < d["speedup_bound_if_removed"]["linear"]
+    assert 1.0 < lin.bound < ks.attribution.speedup_bound_if_removed["linear"]
     saved = steps["linear_exposed_ns"] * (1 - steps["linear_min_ns"] / steps["linear_time_ns"]).clip(0, 1)
-    assert lin["bound"] == pytest.approx(float(np.median(steps["span_ns"] / (steps["span_ns"] - saved))))
-    assert sol.finding(rep.summary, "decode") == floor
-    assert sol.candidates("decode", {"speed_of_light": {"source": "unknown"}}) == []
+    assert lin.bound == pytest.approx(float(np.median(steps["span_ns"] / (steps["span_ns"] - saved))))
+    assert findings.ceiling("decode", ks) == floor == rep.summary.ceiling
+    assert sol.candidates("decode", SolSummary()) == []
 
 
 def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):
@@ -402,16 +409,16 @@ def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):
     t = loaded("llama_eager_torch.pt.trace.json.gz")
     t = dataclasses.replace(t, meta={**t.meta, "gpus": ["Mystery Accelerator"]})
     rep = analyze(t)
-    d = rep.summary["by_kind"]["decode"]["speed_of_light"]
+    d = summary_of(rep)["by_kind"]["decode"]["speed_of_light"]
     assert d["source"] == "shapes" and d["bytes_per_step"] == 987758592
     assert d["min_step_ns"] is None and d["hbm_efficiency"] is None
-    assert any("'Mystery Accelerator' is not in rules/gpus.toml" in n for n in rep.notes)
-    assert "GPU peaks unknown (pass --peak-bw and --peak-flops)" in sol_line("decode", d)
+    assert any("'Mystery Accelerator' is not in rules/gpus.toml" in n for n in texts(rep.notes))
+    assert "GPU peaks unknown (pass --peak-bw and --peak-flops)" in sol_line("decode", rep.summary.by_kind["decode"].speed_of_light)
     rep = analyze(t, sol_options=sol.Options(peak_bw=1e12))
-    d = rep.summary["by_kind"]["decode"]["speed_of_light"]
+    d = summary_of(rep)["by_kind"]["decode"]["speed_of_light"]
     assert d["min_step_ns"] == pytest.approx(987758592 / 1e12 * 1e9)
     assert d["peak_source"] == "the command line" and d["mfu"] is None
-    assert "reading 988 MB at 1 TB/s takes 0.988 ms" in sol_line("decode", d)
+    assert "reading 988 MB at 1 TB/s takes 0.988 ms" in sol_line("decode", rep.summary.by_kind["decode"].speed_of_light)
 
 
 @needs_shared
@@ -426,4 +433,4 @@ def test_custom_gemm_wrapper_reads_the_aten_op_inside():
     assert r["sol_source"] == "shapes" and r["tokens"] == 15360
     assert r["sol_weight_bytes"] == (36 * layer + 151936 * 4096) * 2
     assert math.isnan(r["sol_kv_bytes"])           # aiter::mha_batch_prefill: paged, not read
-    assert any("paged or custom KV layout" in n for n in rep.notes)
+    assert any("paged or custom KV layout" in n for n in texts(rep.notes))

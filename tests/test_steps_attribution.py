@@ -24,8 +24,9 @@ from traceattrib.model import (
     conform,
     empty,
 )
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES
+from conftest import FIXTURES, summary_of
 
 FIXTURE_FILES = {
     "llama_eager_nsys": "llama_eager_nsys.sqlite",
@@ -77,7 +78,7 @@ def test_breakdown_adds_up_to_span(name):
 @pytest.mark.parametrize("pair", [("llama_eager_nsys", "llama_eager_torch"),
                                   ("llama_graph_nsys_node", "llama_graph_torch")])
 def test_nsys_and_torch_agree_on_bucket_shares(pair):
-    a, b = (report(n).summary["bucket_share"] for n in pair)
+    a, b = (summary_of(report(n))["bucket_share"] for n in pair)
     for bucket in ("linear", "attention", "communication", "cast", "norm", "elementwise", "memory", "other"):
         assert abs(a[bucket] - b[bucket]) < 0.03, (bucket, a[bucket], b[bucket])
     # the workload is cast-heavy: int8 weights dequantized every step
@@ -89,7 +90,7 @@ def test_graph_level_capture_still_reports_steps():
     dec = rep.steps[rep.steps["kind"] == "decode"]
     assert len(dec) == 24
     assert (dec["graph_count"] == 1).all() and (dec["graph_exposed_ns"] == dec["busy_ns"]).all()
-    assert any("--cuda-graph-trace=node" in n for n in rep.notes)
+    assert any("--cuda-graph-trace=node" in n for n in texts(rep.notes))
     # prefill ran eagerly: it still has a real breakdown
     pre = rep.steps[rep.steps["kind"] == "prefill"].iloc[0]
     assert pre["linear_count"] > 0 and pre["graph_count"] == 0
@@ -115,7 +116,7 @@ def test_steps_regex_and_graph_and_detection_evidence():
     assert rep.evidence == "cuda_graphs" and len(rep.steps) == 25
     assert list(rep.steps["kind"]) == ["prefill"] + ["decode"] * 24
     assert list(rep.steps["kind_evidence"]) == ["eager among graph replays"] + ["graph replay"] * 24
-    assert any("eager forward" in n for n in rep.notes)
+    assert any("eager forward" in n for n in texts(rep.notes))
     t = read(str(FIXTURES / "llama_eager_nsys.sqlite"))
     t.ranges = t.ranges.iloc[0:0]
     rep = analyze(t)
@@ -128,12 +129,12 @@ def test_steps_regex_and_graph_and_detection_evidence():
     truth = statistics.median(e["cuda_event_ms"] for e in cuda_events("llama_eager_nsys")[1:])
     dec = rep.steps.iloc[1:]
     assert abs(dec["span_ns"].median() / 1e6 - truth) / truth < 0.05
-    assert any("detected" in n for n in rep.notes)
+    assert any("detected" in n for n in texts(rep.notes))
 
 
 def test_what_if_and_bounds():
     rep = report("llama_eager_nsys", what_if={"cast": 2.0})
-    d = rep.summary["by_kind"]["decode"]
+    d = summary_of(rep)["by_kind"]["decode"]
     dec = rep.kind_steps("decode")
     span = dec["span_ns"].to_numpy(float)
     x = dec["cast_exposed_ns"].to_numpy(float)
@@ -171,7 +172,7 @@ def test_exposed_communication_with_overlap():
     assert s["communication_time_ns"] == 500 and s["communication_exposed_ns"] == 300
     assert s["linear_time_ns"] == 700 and s["linear_exposed_ns"] == 500
     assert s["overlap_ns"] == 200
-    assert rep.summary["speedup_bound_if_removed"]["communication"] == pytest.approx(1000 / 700)
+    assert summary_of(rep)["speedup_bound_if_removed"]["communication"] == pytest.approx(1000 / 700)
 
 
 def test_idle_and_no_double_counting_of_concurrent_kernels():

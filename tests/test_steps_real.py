@@ -12,8 +12,9 @@ import pytest
 from traceattrib import analyze, steps
 from traceattrib.ingest import read
 from traceattrib.model import RANGE_COLUMNS, Trace, conform
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES, PUBLIC, needs_shared
+from conftest import FIXTURES, PUBLIC, needs_shared, summary_of
 
 
 def truth(name: str) -> list[dict]:
@@ -92,8 +93,8 @@ def test_kinds_say_their_evidence():
 
 def test_piecewise_launches_are_grouped_not_steps():
     rep = analyze(load("serve_piecewise_noann_nsys"))
-    assert "9 launches per forward" in rep.summary["evidence_why"]
-    assert any("eager forward" in n for n in rep.notes)
+    assert "9 launches per forward" in summary_of(rep)["evidence_why"]
+    assert any("eager forward" in n for n in texts(rep.notes))
     # every decode step holds its 9 graph replays and the 8 eager attention calls between them
     dec = rep.steps[rep.steps["kind"] == "decode"]
     assert (dec["attention_count"] == 16).all()  # split-KV attention + its combine kernel, per layer
@@ -110,7 +111,7 @@ def test_profiler_step_around_generate_is_split_into_forwards():
     add_ranges(t, extra)
     rep = analyze(t)
     assert rep.evidence == "detected" and len(rep.steps) == 16
-    assert any("ProfilerStep" in n and "16 forward passes" in n for n in rep.notes)
+    assert any("ProfilerStep" in n and "16 forward passes" in n for n in texts(rep.notes))
 
 
 def test_kernel_only_trace_keeps_its_prefill():
@@ -125,12 +126,12 @@ def test_kernel_only_trace_keeps_its_prefill():
     assert rep.evidence == "detected" and len(st) == 11
     assert list(st["kind"]) == ["prefill"] + ["decode"] * 10
     assert not st["warmup"].iloc[0]
-    assert rep.summary["by_kind"]["prefill"]["summarized_steps"] == 1
+    assert summary_of(rep)["by_kind"]["prefill"]["summarized_steps"] == 1
 
 
 def test_layers_option_disagreement_is_noted():
     rep = analyze(load("serve_eager_noann_torch"), layers=80)
-    assert any("--layers 80 but the steps hold 8 layers" in n for n in rep.notes)
+    assert any("--layers 80 but the steps hold 8 layers" in n for n in texts(rep.notes))
 
 
 def test_zero_count_vllm_ranges_are_not_steps():
@@ -143,7 +144,7 @@ def test_zero_count_vllm_ranges_are_not_steps():
     add_ranges(t, idle)
     rep = analyze(t)
     assert len(rep.steps) == 11
-    assert any("say no forward ran" in n for n in rep.notes)
+    assert any("say no forward ran" in n for n in texts(rep.notes))
 
 
 # --- other people's traces -----------------------------------------------------------------------
@@ -172,7 +173,7 @@ def test_public_training_iterations_stay_profiler_steps(name, n):
     rep = analyze(read(str(PUBLIC / name)))
     assert rep.evidence == "annotations" and len(rep.steps) == n
     assert set(rep.steps["kind"]) == {"unknown"}  # training iterations, not prefill or decode
-    assert any("training" in x for x in rep.notes)
+    assert any("training" in x for x in texts(rep.notes))
 
 
 def test_every_fixture_step_holds_gpu_work_and_sums_to_span():

@@ -9,8 +9,9 @@ import pytest
 
 from traceattrib.analysis import analyze
 from traceattrib.ingest import read
+from traceattrib.render.notes import texts
 
-from conftest import FIXTURES
+from conftest import FIXTURES, summary_of
 
 LAYERS = 4
 TP_FIXTURES = {"tp2_eager_nsys": "tp2_eager_nsys.sqlite", "tp2_eager_torch": "tp2_eager_torch",
@@ -49,7 +50,7 @@ def test_all_reduce_count_is_two_per_layer(name):
     per = c[c["collective"] == "all_reduce"].set_index(["rank", "step"])["count"]
     for _, s in steps.iterrows():
         assert per.loc[(s["rank"], s["index"])] == 2 * LAYERS
-    d = r.summary["by_kind"]["decode"]["collectives"]
+    d = summary_of(r)["by_kind"]["decode"]["collectives"]
     assert d["all_reduce"]["per_step"] == 8 and d["expected_all_reduce_per_step"] == 8
     assert d["all_reduce_difference"] == 0
 
@@ -70,7 +71,7 @@ def test_steps_match_each_ranks_cuda_events(name):
 @pytest.mark.parametrize("name", list(TP_FIXTURES))
 def test_exposed_communication_and_bound_per_rank(name):
     r = rep(name)
-    by_rank = r.summary["by_rank"]
+    by_rank = summary_of(r)["by_rank"]
     assert set(by_rank) == {0, 1}
     for rank, kinds in by_rank.items():
         d = kinds["decode"]
@@ -82,13 +83,13 @@ def test_exposed_communication_and_bound_per_rank(name):
 
 
 def test_graphs_hide_what_eager_tp_exposes():
-    eager = rep("tp2_eager_torch").summary["by_rank"]
-    graph = rep("tp2_graph_torch").summary["by_rank"]
+    eager = summary_of(rep("tp2_eager_torch"))["by_rank"]
+    graph = summary_of(rep("tp2_graph_torch"))["by_rank"]
     # eager: one rank launches late and the other spins in NCCL for most of each step
     assert max(eager[r]["decode"]["exposed_share"]["communication"] for r in (0, 1)) > 0.5
-    assert any("rank 1 arrives last at 100%" in n for n in rep("tp2_eager_torch").notes)
+    assert any("rank 1 arrives last at 100%" in n for n in texts(rep("tp2_eager_torch").notes))
     # CUDA graphs: both ranks arrive together; an all-reduce of 8 KiB takes a few microseconds
     for r in (0, 1):
         assert graph[r]["decode"]["exposed_share"]["communication"] < 0.05
-    mean = rep("tp2_graph_torch").summary["by_kind"]["decode"]["collectives"]["all_reduce"]["mean_ns"]
+    mean = summary_of(rep("tp2_graph_torch"))["by_kind"]["decode"]["collectives"]["all_reduce"]["mean_ns"]
     assert mean < 20_000

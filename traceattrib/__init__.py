@@ -6,7 +6,7 @@ Python API (the same pipeline as the command line):
     trace = ta.load("trace.sqlite")          # Trace: columnar tables, int64 ns
     rep = ta.analyze(trace, what_if={"communication": 2})
     rep.steps                                 # one row per step, bucket times in ns
-    rep.summary["speedup_bound_if_removed"]   # per bucket, median over decode steps
+    rep.summary.main().attribution.speedup_bound_if_removed   # per bucket, median over decode steps
     ta.diff(rep_before, rep_after)            # dict, as `traceattrib diff --format json`
 """
 __version__ = "0.1.0"

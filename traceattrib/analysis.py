@@ -11,19 +11,24 @@ workers) and merges the same way, so both give the same report.
 from __future__ import annotations
 
 import dataclasses
-import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from msgspec import UNSET
 
 from . import attribute, classify, collectives, comm, findings, idle, sol
 from .errors import TraceError
 from .intervals import group_sums
 from .links import Link
 from .model import Trace
+from .notes import Note, note
+from .notes import merge as merge_notes
+from .report import KINDS, Headline, KindSummary, RankKindSummary, Summary
+from .stats import kind_steps
+from .stats import steady as _steady
 
 if TYPE_CHECKING:  # imported where used: merging cached results needs no step finding
     from .steps import Steps
@@ -53,13 +58,13 @@ class RankResult:
 
     rank: int
     evidence: str
-    why: str
+    why: Note | None
     steps: pd.DataFrame
     collectives: pd.DataFrame
     instances: pd.DataFrame
     kernel_totals: pd.DataFrame
     buckets: tuple[str, ...]
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     idle_labels: pd.DataFrame | None = None
     has_launches: bool = True
     regex_unmatched: bool = False
@@ -76,36 +81,41 @@ class RankResult:
 
 @dataclass
 class Report:
-    """Everything the renderers need. Times in ns.
+    """Everything the renderers read. Times in ns.
 
-    steps: per-step wide table (see attribute.Breakdown); collectives: per step and collective;
-    summary: aggregates per step kind (see attribute.summarize); evidence/notes: how steps were
-    found and what the reader should know; kernel_totals: per rank, kernel time and count inside
-    steps per (kind, warmup, bucket, name), what `top_kernels` reads; comm: bytes, bandwidth,
-    wait/transfer and job figures from the collective instances of every rank (traceattrib.comm;
-    comm.instances holds them, matched across ranks).
+    summary: the typed figures (report.Summary): per step kind every analysis's section, per rank,
+    the job, the link, what to fix first and the ceiling; notes: what the reader should know.
+    steps: the per-step wide table (attribute.Breakdown's columns, the speed-of-light and idle
+    columns); collectives: per step and collective, with bytes, wait and transfer (comm.step_table);
+    kernel_totals: per rank, kernel time and count inside steps per (kind, warmup, bucket, name), what
+    `top_kernels` reads; comm: bytes, bandwidth, wait/transfer and job figures from the collective
+    instances of every rank (traceattrib.comm; comm.instances holds them, matched across ranks).
     kernels / memops: the trace's kernels / memory ops with `bucket`, `rule` and `step` (row into
     `steps`, -1 outside steps) columns; only from `analyze(trace)`, None when the per-rank part ran
     elsewhere (traceattrib.parallel).
     """
 
     meta: dict[str, Any]
-    evidence: str
     steps: pd.DataFrame
     collectives: pd.DataFrame
     kernels: pd.DataFrame | None
     memops: pd.DataFrame | None
-    summary: dict[str, Any]
+    summary: Summary
     buckets: tuple[str, ...]
-    notes: list[str] = field(default_factory=list)
-    options: dict[str, Any] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
     comm: comm.CommResult | None = None  # bytes, bandwidth, wait/transfer, job figures (traceattrib.comm)
     idle_labels: pd.DataFrame | None = None  # idle.IdleCauses.labels: what the CPU did in host/sync idle
     kernel_totals: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS))
 
+    @property
+    def evidence(self) -> str:
+        """How steps were found (steps.Steps.evidence, the best over the ranks)."""
+        return self.summary.evidence
+
     def kind_steps(self, kind: str, steady: bool = True) -> pd.DataFrame:
+        """The kind's steps; steady: the ones its summary counts (stats.steady)."""
         s = self.steps[self.steps["kind"] == kind]
-        return s[~s["warmup"]] if steady and (~s["warmup"]).any() else s
+        return _steady(s) if steady and len(s) else s
 
 
 def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
@@ -185,7 +195,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         st = steps.find_steps(trace, steps_regex, kernel_buckets=kc["bucket"], layers=layers, ops=ops)
     except TraceError as e:
         # another rank may hold the ranges: the merge fails only when no rank does
-        if steps_regex and "matches no range name" in str(e):
+        if steps_regex and e.reason == "no_match":
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
     # idle causes (idle.py) need only the steps: found in a second thread while this one
@@ -251,11 +261,10 @@ def _rank_of(trace: Trace) -> int:
 def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool) -> RankResult:
     """A rank none of whose ranges matches --steps: no steps, all its GPU work outside them."""
     n_ops = len(trace.kernels) + len(trace.memops) + len(trace.graphs)
-    res = RankResult(rank=rank, evidence="regex", why="", steps=pd.DataFrame(),
+    res = RankResult(rank=rank, evidence="regex", why=None, steps=pd.DataFrame(),
                      collectives=pd.DataFrame(), instances=pd.DataFrame(),
                      kernel_totals=pd.DataFrame(columns=KERNEL_TOTAL_COLUMNS), buckets=tuple(classify.BUCKETS),
-                     notes=[f"rank {rank}: no range matches --steps {regex!r}; its {n_ops} GPU op(s) are in no step"],
-                     regex_unmatched=True)
+                     notes=[note("rank.unmatched", rank, regex, counts=(n_ops,))], regex_unmatched=True)
     if keep_ops:
         res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
                                             "step": np.full(len(trace.kernels), -1, np.int64)}), perm.get("kernels"))
@@ -344,44 +353,98 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
           what_if: dict[str, float] | None = None, layers: int | None = None,
           sol_options: sol.Options | None = None, link: Link | None = None,
           what_if_links: tuple[Link, ...] = ()) -> Report:
-    """One Report from per-rank results (any order; ranks are distinct) and the trace's meta:
-    summary, speed-of-light summary, communication across ranks (comm.analyze_instances), notes."""
+    """One Report from per-rank results (any order; ranks are distinct) and the trace's meta: every
+    analysis's section per step kind composed into the summary, communication across ranks
+    (comm.analyze_instances), what to fix first, the notes."""
     if steps_regex and results and all(r.regex_unmatched for r in results):
-        raise TraceError(f"--steps {steps_regex!r} matches no range name in the trace")
+        raise TraceError(f"{{steps_regex}} {steps_regex!r} matches no range name in the trace", param="steps_regex",
+                         reason="no_match")
     results = sorted(results, key=lambda r: r.rank)
     tab = _concat([r.steps for r in results])
     colls = _concat([r.collectives for r in results])
     buckets = tuple(b for b in attribute.ALL_BUCKETS if any(b in r.buckets for r in results))
-    bd = attribute.Breakdown(steps=tab, collectives=colls, buckets=buckets)
-    summary = attribute.summarize(bd, what_if=what_if, layers=layers)
-    sol.add_summary(summary, tab)
     labels = [r.idle_labels for r in results if r.idle_labels is not None]
     labels = _concat(labels) if labels else None
-    idle.add_summary(summary, tab, labels)
     evidence, why, ev_notes = _evidence([r for r in results if not r.regex_unmatched])
-    summary["evidence"] = evidence
-    summary["evidence_why"] = why
-    notes = list(meta.get("notes", [])) + merge_notes([r.notes for r in results], [r.rank for r in results]) \
-        + ev_notes
+    notes = [note("input", n) for n in meta.get("notes", [])] \
+        + merge_notes([r.notes for r in results], [r.rank for r in results]) + ev_notes
     if len(tab) and idle.has_causes(tab):  # as idle.explain says them, over every rank at once
         notes += idle.explain_notes(tab, labels, any(r.has_launches for r in results))
     cr = comm.analyze_instances(_instances(results, meta), tab, buckets, meta, link=link, what_if_links=what_if_links)
-    summary, colls, cnotes = comm.apply(summary, colls, cr)
-    notes += cnotes
-    # what to fix first: every analysis's candidates, communication wait included (findings.py)
-    summary["findings"] = findings.findings(summary, extra=comm.opportunities(cr, summary.get("kind")))
-    summary["ceiling"] = findings.ceiling(summary)
-    other = summary.get("bucket_share", {}).get("other")
-    if other is not None:
-        notes.append(f"{other:.1%} of the {summary['kind']} step time is in kernels no rule classifies "
-                     "(bucket 'other'); see `traceattrib classify` and --rules to add rules")
+    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers)
+    notes += comm.summary_notes(cr, summary.kind)
+    main = summary.main()
+    if main is not None and "other" in main.attribution.bucket_share:
+        notes.append(note("other_share", main.attribution.bucket_share["other"], summary.kind))
     totals = _concat([r.kernel_totals.assign(rank=np.int32(r.rank))[["rank"] + KERNEL_TOTAL_COLUMNS]
                       for r in results if len(r.kernel_totals)]) if any(len(r.kernel_totals) for r in results) \
         else pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS)
-    return Report(meta=dict(meta), evidence=evidence, steps=tab, collectives=colls, kernels=None, memops=None,
-                  summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels,
-                  options={"steps_regex": steps_regex, "what_if": what_if or {}, "layers": layers,
-                           "sol": sol_options})
+    return Report(meta=dict(meta), steps=tab, collectives=comm.step_table(colls, cr), kernels=None, memops=None,
+                  summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels)
+
+
+def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], labels: pd.DataFrame | None,
+              cr: comm.CommResult, evidence: str = "none", why: Note | None = None,
+              what_if: dict[str, float] | None = None, layers: int | None = None) -> Summary:
+    """The report's summary from the step table of every rank, its per-step collectives, the idle
+    labels and the communication result: every analysis's section per kind, per rank (2+ ranks),
+    the job and link figures, what to fix first and the ceiling."""
+    by_kind = {kind: _kind_summary(tab, colls, kind, buckets, what_if, layers, labels, cr) for kind in KINDS
+               if len(tab) and (tab["kind"] == kind).any()}
+    main = "decode" if "decode" in by_kind else next(iter(by_kind), None)
+    ranks = sorted(int(r) for r in tab["rank"].unique()) if len(tab) else []
+    job = cr.job[main].speedup_bound_if_removed if main in cr.job else None
+    return Summary(
+        step_counts={k: int((tab["kind"] == k).sum()) for k in by_kind}, by_kind=by_kind,
+        by_rank={r: _rank_summary(tab, colls, r, buckets, what_if, layers, cr) for r in ranks}
+        if len(ranks) > 1 else UNSET,
+        kind=main, headline=_headline(by_kind[main]) if main else None, evidence=evidence, evidence_why=why,
+        job=cr.job or UNSET,
+        link=cr.link if cr.link is not None else UNSET, interconnect_fit=cr.fit or UNSET,
+        what_if_link=cr.what_if or UNSET,
+        # what to fix first: every analysis's candidates, communication wait included (findings.py)
+        findings=findings.findings(main, by_kind.get(main), job, extra=comm.opportunities(cr, main)),
+        ceiling=findings.ceiling(main, by_kind.get(main)))
+
+
+def _headline(ks: KindSummary) -> Headline:
+    a, i = ks.attribution, ks.idle
+    return Headline(median_span_ns=a.median_span_ns, bucket_share=a.bucket_share, exposed_share=a.exposed_share,
+                    speedup_bound_if_removed=a.speedup_bound_if_removed,
+                    idle_causes_share=i.idle_causes_share if i else UNSET,
+                    speedup_bound_if_no_idle=i.speedup_bound_if_no_idle if i else UNSET,
+                    speedup_bound_if_no_idle_cause=i.speedup_bound_if_no_idle_cause if i else UNSET)
+
+
+def _kind_summary(tab: pd.DataFrame, colls: pd.DataFrame, kind: str, buckets: tuple[str, ...],
+                  what_if: dict[str, float] | None, layers: int | None, labels: pd.DataFrame | None,
+                  cr: comm.CommResult) -> KindSummary:
+    """Every analysis's section for one step kind, over its summarized (steady) steps."""
+    all_k, k = kind_steps(tab, kind)
+    return KindSummary(
+        attribution=attribute.section(all_k, k, buckets, what_if),
+        collectives=comm.with_bandwidth(attribute.collective_counts(colls, k, layers), cr.by_kind.get(kind)),
+        speed_of_light=sol.section(tab, kind),
+        idle=idle.section(k, labels) if idle.has_causes(tab) else None)
+
+
+def _rank_summary(tab: pd.DataFrame, colls: pd.DataFrame, rank: int, buckets: tuple[str, ...],
+                  what_if: dict[str, float] | None, layers: int | None,
+                  cr: comm.CommResult) -> dict[str, RankKindSummary]:
+    """One rank's steps per kind (2+ ranks): its attribution figures, collectives and time in them."""
+    t = tab[tab["rank"] == rank]
+    c = colls[colls["rank"] == rank] if len(colls) else colls
+    out = {}
+    for kind in KINDS:
+        all_k, k = kind_steps(t, kind)
+        if not len(all_k):
+            continue
+        a = attribute.section(all_k, k, buckets, what_if)
+        out[kind] = RankKindSummary(
+            steps=a.steps, median_span_ns=a.median_span_ns, idle_share=a.idle_share, bucket_share=a.bucket_share,
+            exposed_share=a.exposed_share, speedup_bound_if_removed=a.speedup_bound_if_removed,
+            collectives=attribute.collective_counts(c, k, layers), comm=cr.by_rank.get(rank, {}).get(kind))
+    return out
 
 
 def _instances(results: list[RankResult], meta: dict[str, Any]) -> pd.DataFrame:
@@ -417,92 +480,29 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
     return out
 
 
-# Integers that count things, as the notes write them: "3 warm-up step(s)", "5 GPU op(s) ...",
-# "on 2 of 13 step(s)", "12 from span" (a number of its own followed, within the phrase, by a noun
-# with "(s)", or by "from"); every other number (sizes, percentages, tensor-parallel size, layers)
-# is part of the note's text and must agree across ranks.
-_COUNT = re.compile(r"(?<![\w.#%+-])\d+(?=(?: [^,;:.()%]*?)?\(s\)| from )")
-
-
-def merge_notes(lists: list[list[str]], ranks: list[int] | None = None) -> list[str]:
-    """Per-rank notes as one list: notes that differ only in their counts ("3 warm-up step(s)
-    flagged", see _COUNT) become one note with the counts summed; a note said alike by every rank
-    is said once; notes that differ in other numbers ("12% of GPU idle time ...") are said per rank,
-    prefixed "rank(s) R:" (given `ranks`, one per list). Order: each rank's order kept (they come
-    from the same code path), first appearance breaking ties."""
-    if len(lists) == 1:
-        return list(lists[0])
-    keys: dict[tuple[str, int], list[int]] = {}
-    who: dict[tuple[str, int], list[int]] = {}
-    after: dict[tuple[str, int], set] = {}
-    first: list[tuple[str, int]] = []
-    for li, notes in enumerate(lists):
-        seen: dict[str, int] = {}
-        prev = None
-        for n in notes:
-            tmpl = _COUNT.sub("\0", n)
-            k = (tmpl, seen.get(tmpl, 0))
-            seen[tmpl] = k[1] + 1
-            nums = [int(x) for x in _COUNT.findall(n)]
-            if k not in keys:
-                keys[k], who[k], after[k] = nums, [], set()
-                first.append(k)
-            else:
-                keys[k] = [a + b for a, b in zip(keys[k], nums)]
-            who[k].append(ranks[li] if ranks is not None else li)
-            if prev is not None:
-                after[k].add(prev)
-            prev = k
-    # templates alike but for other numbers: the same note with per-rank values
-    loose: dict[str, set] = {}
-    for k in first:
-        loose.setdefault(re.sub(r"\d+(?:\.\d+)?", "#", k[0]), set()).add(k[0])
-    out, done = [], set()
-    while len(out) < len(first):
-        k = next((k for k in first if k not in done and after[k] <= done), None)
-        if k is None:  # orders disagree (cannot happen from one code path): first appearance
-            k = next(k for k in first if k not in done)
-        done.add(k)
-        parts = k[0].split("\0")
-        text = parts[0] + "".join(str(v) + p for v, p in zip(keys[k], parts[1:]))
-        if ranks is not None and len(loose[re.sub(r"\d+(?:\.\d+)?", "#", k[0])]) > 1:
-            text = f"rank(s) {rank_list(who[k])}: {text}"
-        out.append(text)
-    return out
-
-
-def _evidence(results: list[RankResult]) -> tuple[str, str, list[str]]:
-    """The step evidence of the report, why (counts summed over the ranks that used it), and a
-    note when ranks used different evidence."""
+def _evidence(results: list[RankResult]) -> tuple[str, Note | None, list[Note]]:
+    """The step evidence of the report, why (ranks whose why differs only in counts say it once,
+    counts summed), and a note when ranks used different evidence."""
     evs = [r.evidence for r in results]
     if not evs:
-        return "none", "", []
+        return "none", None, []
     order = lambda e: EVIDENCE_ORDER.index(e) if e in EVIDENCE_ORDER else len(EVIDENCE_ORDER)  # noqa: E731
     best = min(set(evs), key=order)
-    groups: dict[str, list[RankResult]] = {}  # ranks whose why differs only in counts say it once
+    groups: dict[tuple, list[RankResult]] = {}
     for r in results:
         if r.evidence == best:
-            groups.setdefault(_COUNT.sub("\0", r.why), []).append(r)
-    whys = [(g, merge_notes([[r.why] for r in g])[0]) for g in groups.values()]
-    why = whys[0][1] if len(whys) == 1 else "; ".join(f"rank(s) {rank_list([r.rank for r in g])} {w}" for g, w in whys)
+            key = (r.why.code, r.why.args) if r.why is not None else None
+            groups.setdefault(key, []).append(r)
+    whys = [(g, merge_notes([[r.why] for r in g if r.why is not None])) for g in groups.values()]
+    if len(whys) == 1:
+        why = whys[0][1][0] if whys[0][1] else None
+    else:
+        why = note("why.ranks", *(Note(w[0].code, w[0].counts, w[0].args, tuple(sorted(r.rank for r in g)))
+                                  for g, w in whys if w))
     if len(set(evs)) == 1:
         return best, why, []
-    parts = [f"{e} on rank(s) {rank_list([r.rank for r in results if r.evidence == e])}"
-             for e in sorted(set(evs), key=order)]
-    return best, why, [f"ranks found their steps from different evidence: {'; '.join(parts)}"]
-
-
-def rank_list(ranks: list[int]) -> str:
-    """'0-3, 6, 8-9' from rank ids."""
-    rs = sorted(set(ranks))
-    out, i = [], 0
-    while i < len(rs):
-        j = i
-        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
-            j += 1
-        out.append(f"{rs[i]}-{rs[j]}" if j > i else str(rs[i]))
-        i = j + 1
-    return ", ".join(out)
+    parts = tuple((e, tuple(r.rank for r in results if r.evidence == e)) for e in sorted(set(evs), key=order))
+    return best, why, [note("evidence.mixed", *parts)]
 
 
 def top_kernels(rep: Report, kind: str, top: int = 3) -> pd.DataFrame:

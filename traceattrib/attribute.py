@@ -15,14 +15,18 @@ faster saves at most exposed[b] * (1 - 1/k).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from msgspec import UNSET
 
 from . import collectives
 from .classify import BUCKETS
 from .intervals import group_sums
+from .notes import Note, note
+from .report import AllReduceCheck, Collectives, CollectiveSummary, KindAttribution, WhatIf
+from .stats import p90, ratio_bound
 
 if TYPE_CHECKING:  # step finding is needed only to analyze, not to merge results (a cached report)
     from .steps import Steps
@@ -42,7 +46,7 @@ class Breakdown:
     steps: pd.DataFrame
     collectives: pd.DataFrame
     buckets: tuple[str, ...]
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def op_buckets(steps: Steps, kernel_buckets: pd.Series, memop_buckets: pd.Series) -> np.ndarray:
@@ -89,12 +93,10 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
         cols.update({f"{name}_time_ns": time[:, j], f"{name}_exposed_ns": exposed[:, j], f"{name}_count": count[:, j]})
     # one frame of the new columns joined on: inserting 31 columns one at a time costs 10 ms
     tab = pd.concat([tab.drop(columns=list(cols), errors="ignore"), pd.DataFrame(cols, index=tab.index)], axis=1)
-    notes: list[str] = []
+    notes: list[Note] = []
     present = tuple(bk for j, bk in enumerate(ALL_BUCKETS) if bk != GRAPH_BUCKET or count[:, j].any())
     if GRAPH_BUCKET in present:
-        notes.append("steps that are whole-graph executions have no per-kernel rows: their time is in "
-                     "bucket 'graph' and cannot be split; re-capture with "
-                     "`nsys profile --cuda-graph-trace=node` for a bucket breakdown")
+        notes.append(note("graph_bucket"))
     colls = _collectives(steps, b, sid, comm_names)
     return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
 
@@ -209,116 +211,77 @@ def collective_kind(names: pd.Series) -> np.ndarray:
 
 def bound_if_removed(span: np.ndarray, exposed: np.ndarray) -> np.ndarray:
     """Upper bound on the speedup from removing a bucket: span / (span - exposed)."""
-    return _safe_div(span, span - exposed)
+    return ratio_bound(span, np.asarray(span, np.float64) - np.asarray(exposed, np.float64))
 
 
 def bound_if_faster(span: np.ndarray, exposed: np.ndarray, k: float) -> np.ndarray:
     """Upper bound on the speedup from making a bucket k times faster."""
-    return _safe_div(span, span - exposed * (1.0 - 1.0 / k))
+    return ratio_bound(span, np.asarray(span, np.float64) - np.asarray(exposed, np.float64) * (1.0 - 1.0 / k))
 
 
-def _safe_div(a, b) -> np.ndarray:
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(b > 0, a / np.where(b > 0, b, 1), np.inf)
+def section(all_k: pd.DataFrame, k: pd.DataFrame, buckets: tuple[str, ...],
+            what_if: dict[str, float] | None = None) -> KindAttribution:
+    """A kind's steps by bucket: `all_k` every step of the kind, `k` the summarized ones (steady:
+    stats.kind_steps). Shares are ratios of sums over `k` (time / span); bounds are the median and
+    p90 of the per-step bounds."""
+    span = k["span_ns"].to_numpy(np.float64)
+    tot = span.sum()
+    per: dict[str, dict[str, float]] = {key: {} for key in (
+        "mean_time_ns", "mean_exposed_ns", "mean_count", "bucket_share", "exposed_share", "median_time_ns",
+        "median_exposed_ns", "median_count", "speedup_bound_if_removed", "speedup_bound_if_removed_p90")}
+    for bk in buckets:
+        t = k[f"{bk}_time_ns"].to_numpy(np.float64)
+        x = k[f"{bk}_exposed_ns"].to_numpy(np.float64)
+        per["bucket_share"][bk] = float(t.sum() / tot) if tot else 0.0
+        per["exposed_share"][bk] = float(x.sum() / tot) if tot else 0.0
+        per["median_time_ns"][bk] = float(np.median(t))
+        per["median_exposed_ns"][bk] = float(np.median(x))
+        per["median_count"][bk] = float(np.median(k[f"{bk}_count"]))
+        per["mean_time_ns"][bk] = float(t.mean())
+        per["mean_exposed_ns"][bk] = float(x.mean())
+        per["mean_count"][bk] = float(k[f"{bk}_count"].mean())
+        bound = bound_if_removed(span, x)
+        per["speedup_bound_if_removed"][bk] = float(np.median(bound))
+        per["speedup_bound_if_removed_p90"][bk] = p90(bound)
+    ifs: dict[str, WhatIf] = {}
+    for bk, factor in (what_if or {}).items():
+        x = k[f"{bk}_exposed_ns"].to_numpy(np.float64) if f"{bk}_exposed_ns" in k else np.zeros(len(k))
+        v = bound_if_faster(span, x, factor)
+        ifs[f"{bk}={factor:g}"] = WhatIf(bucket=bk, factor=factor, speedup_bound=float(np.median(v)),
+                                         speedup_bound_p90=p90(v))
+    return KindAttribution(
+        steps=int(len(all_k)), warmup_steps=int(all_k["warmup"].sum()), outlier_steps=int(all_k["outlier"].sum()),
+        summarized_steps=int(len(k)), median_span_ns=float(np.median(span)), p90_span_ns=p90(span),
+        mean_span_ns=float(span.mean()), median_busy_ns=float(k["busy_ns"].median()),
+        median_idle_ns=float(k["idle_ns"].median()),
+        # means per step add up exactly: sum(mean_exposed) + mean_overlap + mean_idle = mean_span
+        mean_idle_ns=float(k["idle_ns"].mean()), mean_overlap_ns=float(k["overlap_ns"].mean()),
+        mean_time_ns=per["mean_time_ns"], mean_exposed_ns=per["mean_exposed_ns"], mean_count=per["mean_count"],
+        idle_share=float(k["idle_ns"].sum() / tot) if tot else 0.0,
+        overlap_share=float(k["overlap_ns"].sum() / tot) if tot else 0.0,
+        bucket_share=per["bucket_share"], exposed_share=per["exposed_share"], median_time_ns=per["median_time_ns"],
+        median_exposed_ns=per["median_exposed_ns"], median_count=per["median_count"],
+        speedup_bound_if_removed=per["speedup_bound_if_removed"],
+        speedup_bound_if_removed_p90=per["speedup_bound_if_removed_p90"],
+        what_if=ifs if what_if else UNSET)
 
 
-def summarize(bd: Breakdown, what_if: dict[str, float] | None = None, layers: int | None = None) -> dict[str, Any]:
-    """Aggregates per step kind over steady steps (warm-up steps excluded, outliers kept).
-
-    Shares are ratios of sums over the kind's steps (time / span); bounds are the median and p90
-    of the per-step bounds.
-    """
-    tab = bd.steps
-    out: dict[str, Any] = {"step_counts": {}, "by_kind": {}}
-    for kind in ("decode", "prefill", "mixed", "unknown"):
-        all_k = tab[tab["kind"] == kind]
-        if not len(all_k):
-            continue
-        out["step_counts"][kind] = int(len(all_k))
-        k = all_k[~all_k["warmup"]]
-        if not len(k):
-            k = all_k
-        span = k["span_ns"].to_numpy(np.float64)
-        tot = span.sum()
-        d: dict[str, Any] = {
-            "steps": int(len(all_k)), "warmup_steps": int(all_k["warmup"].sum()),
-            "outlier_steps": int(all_k["outlier"].sum()), "summarized_steps": int(len(k)),
-            "median_span_ns": float(np.median(span)), "p90_span_ns": _p90(span),
-            "mean_span_ns": float(span.mean()),
-            "median_busy_ns": float(k["busy_ns"].median()), "median_idle_ns": float(k["idle_ns"].median()),
-            # means per step add up exactly: sum(mean_exposed) + mean_overlap + mean_idle = mean_span
-            "mean_idle_ns": float(k["idle_ns"].mean()), "mean_overlap_ns": float(k["overlap_ns"].mean()),
-            "mean_time_ns": {}, "mean_exposed_ns": {}, "mean_count": {},
-            "idle_share": float(k["idle_ns"].sum() / tot) if tot else 0.0,
-            "overlap_share": float(k["overlap_ns"].sum() / tot) if tot else 0.0,
-            "bucket_share": {}, "exposed_share": {}, "median_time_ns": {}, "median_exposed_ns": {},
-            "median_count": {}, "speedup_bound_if_removed": {}, "speedup_bound_if_removed_p90": {},
-        }
-        for bk in bd.buckets:
-            t = k[f"{bk}_time_ns"].to_numpy(np.float64)
-            x = k[f"{bk}_exposed_ns"].to_numpy(np.float64)
-            d["bucket_share"][bk] = float(t.sum() / tot) if tot else 0.0
-            d["exposed_share"][bk] = float(x.sum() / tot) if tot else 0.0
-            d["median_time_ns"][bk] = float(np.median(t))
-            d["median_exposed_ns"][bk] = float(np.median(x))
-            d["median_count"][bk] = float(np.median(k[f"{bk}_count"]))
-            d["mean_time_ns"][bk] = float(t.mean())
-            d["mean_exposed_ns"][bk] = float(x.mean())
-            d["mean_count"][bk] = float(k[f"{bk}_count"].mean())
-            bound = bound_if_removed(span, x)
-            d["speedup_bound_if_removed"][bk] = float(np.median(bound))
-            d["speedup_bound_if_removed_p90"][bk] = _p90(bound)
-        if what_if:
-            d["what_if"] = {}
-            for bk, factor in what_if.items():
-                x = k[f"{bk}_exposed_ns"].to_numpy(np.float64) if f"{bk}_exposed_ns" in k else np.zeros(len(k))
-                v = bound_if_faster(span, x, factor)
-                d["what_if"][f"{bk}={factor:g}"] = {"bucket": bk, "factor": factor,
-                                                   "speedup_bound": float(np.median(v)),
-                                                   "speedup_bound_p90": _p90(v)}
-        d["collectives"] = _collective_summary(bd, k, layers)
-        out["by_kind"][kind] = d
-    ranks = sorted(int(r) for r in tab["rank"].unique())
-    if len(ranks) > 1:
-        out["by_rank"] = {}
-        for r in ranks:
-            sub = Breakdown(steps=tab[tab["rank"] == r], collectives=bd.collectives[bd.collectives["rank"] == r]
-                            if len(bd.collectives) else bd.collectives, buckets=bd.buckets)
-            per = summarize(sub, what_if=what_if, layers=layers)
-            out["by_rank"][r] = {kind: {key: v[key] for key in ("steps", "median_span_ns", "idle_share",
-                                                                "bucket_share", "exposed_share",
-                                                                "speedup_bound_if_removed", "collectives")}
-                                 for kind, v in per["by_kind"].items()}
-    main = "decode" if "decode" in out["by_kind"] else (next(iter(out["by_kind"]), None))
-    out["kind"] = main
-    if main:
-        m = out["by_kind"][main]
-        for key in ("median_span_ns", "bucket_share", "exposed_share", "speedup_bound_if_removed"):
-            out[key] = m[key]
-    return out
-
-
-def _p90(x: np.ndarray) -> float:
-    # 'higher' picks an observed value: no interpolation between an infinite and a finite bound
-    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
-
-
-def _collective_summary(bd: Breakdown, k: pd.DataFrame, layers: int | None) -> dict[str, Any]:
-    c = bd.collectives
-    res: dict[str, Any] = {}
+def collective_counts(colls: pd.DataFrame, k: pd.DataFrame, layers: int | None = None) -> Collectives:
+    """The collectives of the summarized steps `k` (rows of `colls`, the per-step collectives):
+    calls per step (median over steps, 0 for a step without), mean call, time per step; with
+    `layers`, the check of tensor parallelism's two all-reduces per layer."""
+    c = colls
+    out: dict[str, CollectiveSummary] = {}
     if len(c):  # only the steps summarized
         c = c.merge(k[["rank", "index"]].rename(columns={"index": "step"}), on=["rank", "step"])
     nsteps = max(len(k), 1)
     for coll, g in c.groupby("collective") if len(c) else []:
         per_step = g.groupby(["rank", "step"])["count"].sum()
-        res[coll] = {"per_step": float(per_step.reindex(pd.MultiIndex.from_arrays(
-            [k["rank"], k["index"]]), fill_value=0).median()),
-            "mean_ns": float(g["total_ns"].sum() / g["count"].sum()),
-            "total_per_step_ns": float(g["total_ns"].sum() / nsteps)}
+        out[coll] = CollectiveSummary(
+            per_step=float(per_step.reindex(pd.MultiIndex.from_arrays([k["rank"], k["index"]]), fill_value=0).median()),
+            mean_ns=float(g["total_ns"].sum() / g["count"].sum()), total_per_step_ns=float(g["total_ns"].sum() / nsteps))
+    check = None
     if layers:
-        got = res.get("all_reduce", {}).get("per_step", 0.0)
-        res["expected_all_reduce_per_step"] = 2 * layers
-        res["all_reduce_difference"] = float(got - 2 * layers)
-    return res
+        got = out["all_reduce"].per_step if "all_reduce" in out else 0.0
+        check = AllReduceCheck(expected_all_reduce_per_step=2 * layers, all_reduce_difference=float(got - 2 * layers))
+    return Collectives(by_collective=out, layers=check)

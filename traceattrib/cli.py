@@ -21,6 +21,9 @@ from .errors import TraceError
 FORMATS_REPORT = ("text", "md", "json", "csv")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
+# library parameters -> the options that set them, for errors about a parameter (errors.TraceError)
+OPTIONS = {"steps_regex": "--steps", "model": "--model", "link": "--link", "workers": "--workers",
+           "scheduler": "--scheduler", "step": "--step"}
 
 
 def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True):
@@ -104,7 +107,7 @@ def _link(ctx, param, value: str | None):
     try:
         return links.parse(value)
     except TraceError as e:
-        raise click.BadParameter(str(e).removeprefix(f"--link {value!r}: "), ctx, param) from None
+        raise click.BadParameter(e.text(OPTIONS), ctx, param) from None
 
 
 def _links(ctx, param, values: tuple[str, ...]):
@@ -116,7 +119,7 @@ def _links(ctx, param, values: tuple[str, ...]):
     try:
         return tuple(links.get(v) for v in values)
     except TraceError as e:
-        raise click.BadParameter(str(e), ctx, param) from None
+        raise click.BadParameter(e.text(OPTIONS), ctx, param) from None
 
 
 def _regex(ctx, param, value: str | None) -> str | None:
@@ -594,7 +597,7 @@ def _usage_line(e: click.ClickException) -> str:
 def _first_line(e: BaseException) -> str:
     from .render.safe import clean
 
-    text = str(e).strip()
+    text = (e.text(OPTIONS) if isinstance(e, TraceError) else str(e)).strip()
     return clean(text.splitlines()[0] if text else "")
 
 

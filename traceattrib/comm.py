@@ -23,13 +23,34 @@ max(input, output elements) x element size (rules/collectives.toml).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+import msgspec
 import numpy as np
 import pandas as pd
+from msgspec import UNSET
 
 from . import collectives as C
 from .links import Link
+from .notes import Note, note
+from .report import (
+    KINDS,
+    CollectiveBandwidth,
+    CollectiveComm,
+    Collectives,
+    CollectiveSummary,
+    Finding,
+    Fit,
+    FitModel,
+    FitPoint,
+    JobProjection,
+    JobSummary,
+    Projection,
+    RankComm,
+    SizeClass,
+    Straggler,
+    WhatIfLink,
+)
+from .stats import p90, steady
 
 INSTANCE_COLUMNS = ["rank", "step_row", "step", "step_kind", "warmup", "collective", "group", "seq",
                     "start_ns", "end_ns", "bytes", "bytes_source", "group_size"]
@@ -60,24 +81,25 @@ class CommResult:
 
     instances: INSTANCE_COLUMNS + MATCH_COLUMNS (one row per communication kernel);
     step_collectives: STEP_COLLECTIVE_COLUMNS, per rank, step index and collective kind;
-    by_kind: per step kind, per collective: bytes and bandwidth (summary.by_kind.<kind>.collectives);
-    by_rank: per rank and kind: comm_wait_ns, comm_transfer_ns, comm_ns (means per step);
-    job: per step kind, the job-level figures (summary.job); job_steps: per step index;
+    by_kind: per step kind, per collective: bytes and bandwidth;
+    by_rank: per rank and kind: collective time, waiting and transferring (means per step);
+    job: per step kind, the job-level figures; job_steps: per step index;
     link: the link the figures compare with; offsets_ns: clock offset per rank (subtracted);
-    what_if: per target link and kind, the projection; notes.
+    fit: per collective, latency and bandwidth fitted on the trace;
+    what_if: per target link, the projection of every kind; notes.
     """
 
     instances: pd.DataFrame
     step_collectives: pd.DataFrame
-    by_kind: dict[str, dict[str, Any]] = field(default_factory=dict)
-    by_rank: dict[int, dict[str, Any]] = field(default_factory=dict)
-    job: dict[str, Any] = field(default_factory=dict)
+    by_kind: dict[str, dict[str, CollectiveBandwidth]] = field(default_factory=dict)
+    by_rank: dict[int, dict[str, RankComm]] = field(default_factory=dict)
+    job: dict[str, JobSummary] = field(default_factory=dict)
     job_steps: pd.DataFrame | None = None
     link: Link | None = None
     offsets_ns: dict[int, float] = field(default_factory=dict)
-    fit: dict[str, Any] = field(default_factory=dict)
-    what_if: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    fit: dict[str, Fit] = field(default_factory=dict)
+    what_if: dict[str, WhatIfLink] = field(default_factory=dict)
+    notes: list[Note] = field(default_factory=list)
 
 
 # --- instances and bytes ------------------------------------------------------------------------
@@ -153,7 +175,7 @@ def instances(kernels: pd.DataFrame, steps: pd.DataFrame, meta: dict, model: Mod
 
 # --- matching across ranks ----------------------------------------------------------------------
 
-def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, float], list[str]]:
+def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, float], list[Note]]:
     """Line collectives up across ranks and split each rank's time into wait and transfer.
 
     An instance is matched when every rank that issues collectives in its group has one at the same
@@ -175,7 +197,7 @@ def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, 
     df["wait_ns"] = np.zeros(n, np.int64)
     df["transfer_ns"] = dur
     ranks = sorted(int(r) for r in pd.unique(df["rank"])) if n else []
-    notes: list[str] = []
+    notes: list[Note] = []
     if len(ranks) < 2:
         return df, {r: 0.0 for r in ranks}, notes
     members = df.groupby("group")["rank"].agg(lambda s: frozenset(int(x) for x in s))
@@ -190,13 +212,10 @@ def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, 
     ok = (present == want) & (want >= 2) & same_kind & same_bytes
     bad = int(((present == want) & (want >= 2) & ~(same_kind & same_bytes)).sum())
     if bad:
-        notes.append(f"{bad} collective call(s) issued at the same position on every rank differ in kind or bytes "
-                     "across ranks: ranks did not issue the same collectives in the same order (or the profiler "
-                     "windows differ); those calls are not split into wait and transfer")
+        notes.append(note("comm.mismatch", counts=(bad,)))
     partial = int(((present < want)).sum())
     if partial:
-        notes.append(f"{partial} collective call(s) have no counterpart on every rank of their group (profiler "
-                     "windows differ, or calls outside the traced range); they count as transfer, not split")
+        notes.append(note("comm.partial", counts=(partial,)))
     offsets = {r: 0.0 for r in ranks}
     ref = ranks[0]
     if not one_clock and ok.any():
@@ -209,8 +228,7 @@ def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, 
                 offsets[r] = float(np.median(er.loc[common].to_numpy() - base.loc[common].to_numpy()))
         unaligned = [r for r in ranks[1:] if not len(e[e["rank"] == r].set_index("key").index.intersection(base.index))]
         if unaligned:
-            notes.append(f"rank(s) {', '.join(map(str, unaligned))} share no collective with rank {ref}: their clocks "
-                         "are taken as aligned (offset 0)")
+            notes.append(note("comm.unaligned", tuple(unaligned), ref))
     off = df["rank"].map(offsets).to_numpy(np.float64).round().astype(np.int64)
     sa = df["start_ns"].to_numpy(np.int64) - off
     df["start_aligned_ns"] = sa
@@ -221,8 +239,7 @@ def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, 
     first_end = pd.Series(df["end_aligned_ns"].to_numpy()).groupby(key).transform("min").to_numpy()
     apart = ok & (last > first_end + OVERLAP_SLACK_NS)
     if apart.any():
-        notes.append(f"{int(apart.sum())} collective call(s) paired by order of issue do not overlap in time across "
-                     "ranks (one rank's call ended before another's started): not split into wait and transfer")
+        notes.append(note("comm.apart", counts=(int(apart.sum()),)))
         ok = ok & ~apart
     wait = np.clip(last - sa, 0, dur)
     df["wait_ns"] = np.where(ok, wait, 0)
@@ -232,7 +249,7 @@ def match(inst: pd.DataFrame, one_clock: bool) -> tuple[pd.DataFrame, dict[int, 
     return df, offsets, notes
 
 
-def straggler(inst: pd.DataFrame) -> dict[str, Any] | None:
+def straggler(inst: pd.DataFrame) -> Straggler | None:
     """The rank that arrives last most often over matched calls of `inst` (one step kind), and how
     late: the median of (its start - the next-latest rank's start) over the calls it was last in,
     plus the median spread (last - first arrival) over all calls."""
@@ -252,9 +269,9 @@ def straggler(inst: pd.DataFrame) -> dict[str, Any] | None:
     mine = (last["rank"] == r).to_numpy()
     late = (sa[is_last] - prev[is_last])[mine]
     spread = sa[is_last] - sa[is_first]
-    return {"rank": r, "last_count": int(counts.iloc[0]), "calls": calls, "last_share": float(counts.iloc[0] / calls),
-            "late_by_median_ns": float(np.median(late)), "arrival_spread_median_ns": float(np.median(spread)),
-            "last_counts": {int(k): int(v) for k, v in counts.items()}}
+    return Straggler(rank=r, last_count=int(counts.iloc[0]), calls=calls, last_share=float(counts.iloc[0] / calls),
+                     late_by_median_ns=float(np.median(late)), arrival_spread_median_ns=float(np.median(spread)),
+                     last_counts={int(k): int(v) for k, v in counts.items()})
 
 
 def step_collectives(inst: pd.DataFrame) -> pd.DataFrame:
@@ -284,14 +301,14 @@ def _size_classes(b: np.ndarray) -> np.ndarray:
     return np.where(b > 0, 2 ** np.floor(np.log2(np.maximum(b, 1))).astype(np.int64), -1)
 
 
-def bandwidth(inst: pd.DataFrame, nsteps: int, link: Link | None, transfer_basis: bool) -> dict[str, Any]:
-    """Per collective kind of the given calls (one step kind's steady steps, every rank): count,
-    per_step, median_ns, bytes_per_call (median), bytes_per_step, algbw_GBps (= total bytes / total
-    time of calls with known bytes), busbw_GBps (= algbw x busbw factor for n ranks), link_fraction
-    (= busbw / the link's peak), bytes_source, time_basis, group_size and size_classes (the same per
-    size). time is the transfer time (after the last rank arrived) when transfer_basis, else the
-    kernel duration, which includes waiting for other ranks (one rank's trace)."""
-    out: dict[str, Any] = {}
+def bandwidth(inst: pd.DataFrame, nsteps: int, link: Link | None, transfer_basis: bool) -> dict[str, CollectiveBandwidth]:
+    """Per collective kind of the given calls (one step kind's steady steps, every rank):
+    median_ns, bytes_per_call (median), bytes_per_step, algbw_GBps (= total bytes / total time of
+    calls with known bytes), busbw_GBps (= algbw x busbw factor for n ranks), link_fraction (= busbw
+    / the link's peak), bytes_source, time_basis, group_size and size_classes (the same per size).
+    time is the transfer time (after the last rank arrived) when transfer_basis, else the kernel
+    duration, which includes waiting for other ranks (one rank's trace)."""
+    out: dict[str, CollectiveBandwidth] = {}
     table = C.by_kind()
     for coll, g in inst.groupby("collective", sort=True):
         dur = (g["end_ns"] - g["start_ns"]).to_numpy(np.float64)
@@ -301,29 +318,24 @@ def bandwidth(inst: pd.DataFrame, nsteps: int, link: Link | None, transfer_basis
         n = int(np.median(g["group_size"])) if len(g) else 1
         factor = table[coll].busbw(n) if coll in table else None
         srcs = sorted(set(g["bytes_source"][known])) or ["unknown"]
-        d: dict[str, Any] = {"count": int(len(g)), "per_step": float(len(g) / max(nsteps, 1)),
-                             "median_ns": float(np.median(dur)), "group_size": n,
-                             "time_basis": "transfer" if transfer_basis else "duration",
-                             "bytes_source": srcs[0] if len(srcs) == 1 else "mixed",
-                             "bytes_known_share": float(known.mean())}
-        if transfer_basis:
-            d["median_transfer_ns"] = float(np.median(t))
-            d["median_wait_ns"] = float(np.median(g["wait_ns"]))
-        d.update(_bw(b[known], t[known], factor, link))
-        d["bytes_per_step"] = float(b[known].sum() / max(nsteps, 1)) if known.all() and known.any() else None
         classes = []
         if known.any():
             cls = _size_classes(b)
             for c in np.unique(cls[known]):
                 sel = known & (cls == c)
-                e = {"bytes_min": int(b[sel].min()), "bytes_max": int(b[sel].max()), "count": int(sel.sum()),
-                     "median_ns": float(np.median(dur[sel]))}
-                if transfer_basis:
-                    e["median_transfer_ns"] = float(np.median(t[sel]))
-                e.update(_bw(b[sel], t[sel], factor, link, median=True))
-                classes.append(e)
-        d["size_classes"] = classes
-        out[coll] = d
+                classes.append(SizeClass(
+                    bytes_min=int(b[sel].min()), bytes_max=int(b[sel].max()), count=int(sel.sum()),
+                    median_ns=float(np.median(dur[sel])),
+                    median_transfer_ns=float(np.median(t[sel])) if transfer_basis else UNSET,
+                    **_bw(b[sel], t[sel], factor, link, median=True)))
+        out[coll] = CollectiveBandwidth(
+            median_ns=float(np.median(dur)), group_size=n, time_basis="transfer" if transfer_basis else "duration",
+            bytes_source=srcs[0] if len(srcs) == 1 else "mixed", bytes_known_share=float(known.mean()),
+            median_transfer_ns=float(np.median(t)) if transfer_basis else UNSET,
+            median_wait_ns=float(np.median(g["wait_ns"])) if transfer_basis else UNSET,
+            **_bw(b[known], t[known], factor, link),
+            bytes_per_step=float(b[known].sum() / max(nsteps, 1)) if known.all() and known.any() else None,
+            size_classes=classes)
     return out
 
 
@@ -392,40 +404,38 @@ def job_steps(steps: pd.DataFrame, buckets: tuple[str, ...], offsets: dict[int, 
     return out[cols + [f"bound_{b}" for b in x]]
 
 
-def job_summary(js: pd.DataFrame, kind: str) -> dict[str, Any] | None:
-    """summary.job.<kind>: steps, median/p90/mean span, slowest rank (ending last most often), its
-    median span, start spread, bounds (median, p90 over steps)."""
+def job_summary(js: pd.DataFrame, kind: str, straggler: Straggler | None = None,
+                clock_offsets_ns: dict[int, float] | None = None, clocks: Note | None = None) -> JobSummary | None:
+    """The job's steps of one kind: steps, median/p90/mean span, slowest rank (ending last most
+    often), its median span, start spread, bounds (median, p90 over steps); with the straggler and
+    how the ranks' clocks were aligned."""
     k = js[js["kind"] == kind]
     if not len(k):
         return None
-    steady = k[~k["warmup"]] if (~k["warmup"]).any() else k
-    span = steady["span_ns"].to_numpy(np.float64)
-    bcols = [c for c in steady.columns if c.startswith("bound_")]
-    slow = steady["slowest_rank"].value_counts()
-    return {
-        "steps": int(len(k)), "summarized_steps": int(len(steady)), "ranks": int(k["ranks"].iloc[0]),
-        "median_span_ns": float(np.median(span)), "p90_span_ns": _p90(span), "mean_span_ns": float(span.mean()),
-        "slowest_rank": int(slow.index[0]), "slowest_rank_share": float(slow.iloc[0] / len(steady)),
-        "median_slowest_span_ns": float(steady["slowest_span_ns"].median()),
-        "median_start_spread_ns": float(steady["start_spread_ns"].median()),
-        "speedup_bound_if_removed": {c[6:]: float(np.median(steady[c])) for c in bcols},
-        "speedup_bound_if_removed_p90": {c[6:]: _p90(steady[c].to_numpy(np.float64)) for c in bcols},
-    }
-
-
-def _p90(x: np.ndarray) -> float:
-    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
+    ks = steady(k)
+    span = ks["span_ns"].to_numpy(np.float64)
+    bcols = [c for c in ks.columns if c.startswith("bound_")]
+    slow = ks["slowest_rank"].value_counts()
+    return JobSummary(
+        steps=int(len(k)), summarized_steps=int(len(ks)), ranks=int(k["ranks"].iloc[0]),
+        median_span_ns=float(np.median(span)), p90_span_ns=p90(span), mean_span_ns=float(span.mean()),
+        slowest_rank=int(slow.index[0]), slowest_rank_share=float(slow.iloc[0] / len(ks)),
+        median_slowest_span_ns=float(ks["slowest_span_ns"].median()),
+        median_start_spread_ns=float(ks["start_spread_ns"].median()),
+        speedup_bound_if_removed={c[6:]: float(np.median(ks[c])) for c in bcols},
+        speedup_bound_if_removed_p90={c[6:]: p90(ks[c].to_numpy(np.float64)) for c in bcols},
+        straggler=straggler, clock_offsets_ns=clock_offsets_ns or {}, clocks=clocks)
 
 
 # --- interconnect what-if -----------------------------------------------------------------------
 
-def fit(inst: pd.DataFrame, link: Link | None, transfer_basis: bool) -> dict[str, Any]:
+def fit(inst: pd.DataFrame, link: Link | None, transfer_basis: bool) -> dict[str, Fit]:
     """Per collective kind: time = latency + bus bytes / bus bandwidth, least squares over the size
     classes of steady in-step calls (bus bytes = bytes x busbw factor; time = the class's median
     transfer time, or with one rank's trace the 10th percentile of durations: the calls that waited
     least). With one size class the bytes are taken to move at the link's peak and the rest is
     latency (the least bandwidth-sensitive reading). Negative fits fall back the same way."""
-    out: dict[str, Any] = {}
+    out: dict[str, Fit] = {}
     table = C.by_kind()
     s = inst[(inst["step_row"] >= 0) & (inst["bytes"] > 0)]
     if len(s) and (~s["warmup"]).any():
@@ -446,7 +456,7 @@ def fit(inst: pd.DataFrame, link: Link | None, transfer_basis: bool) -> dict[str
             ts.append(float(np.median(t[sel])) if transfer_basis else float(np.percentile(t[sel], 10)))
             ns.append(int(sel.sum()))
         x, y = np.array(xs), np.array(ts)
-        method = "least squares over size classes"
+        method = note("fit.lsq")
         lat, bw = None, None
         if x.size >= 2 and np.ptp(x) > 0:
             slope, icpt = np.polyfit(x, y, 1, w=None)
@@ -457,23 +467,22 @@ def fit(inst: pd.DataFrame, link: Link | None, transfer_basis: bool) -> dict[str
             if peak:
                 bw = float(peak)
                 lat = float(max(np.min(y - x / bw), 0.0))
-                method = ("one size class: bytes taken at the link's peak, the rest is latency" if x.size < 2
-                          else "least squares gave a negative term: bytes taken at the link's peak")
+                method = note("fit.one_class") if x.size < 2 else note("fit.negative")
             else:
                 bw = float(np.sum(x) / np.sum(y)) if np.sum(y) > 0 else None
                 lat = 0.0
-                method = "no link known: bandwidth only"
+                method = note("fit.no_link")
         pred = lat + x / bw if bw else np.full_like(y, lat)
-        out[coll] = {"latency_ns": lat, "busbw_GBps": bw, "group_size": n, "method": method,
-                     "link_fraction": bw / link.peak_GBps if bw and link is not None and link.peak_GBps else None,
-                     "points": [{"bus_bytes": float(a), "time_ns": float(tt), "calls": c, "fitted_ns": float(p)}
+        out[coll] = Fit(latency_ns=lat, busbw_GBps=bw, group_size=n, method=method,
+                        link_fraction=bw / link.peak_GBps if bw and link is not None and link.peak_GBps else None,
+                        points=[FitPoint(bus_bytes=float(a), time_ns=float(tt), calls=c, fitted_ns=float(p))
                                 for a, tt, c, p in zip(x, y, ns, pred)],
-                     "time_basis": "transfer" if transfer_basis else "duration (10th percentile)"}
+                        time_basis="transfer" if transfer_basis else "duration (10th percentile)")
     return out
 
 
-def project(inst: pd.DataFrame, steps: pd.DataFrame, fits: dict[str, Any], src: Link, dst: Link,
-            offsets: dict[int, float], transfer_basis: bool) -> tuple[pd.DataFrame, dict[str, Any]]:
+def project(inst: pd.DataFrame, steps: pd.DataFrame, fits: dict[str, Fit], src: Link, dst: Link,
+            offsets: dict[int, float], transfer_basis: bool) -> tuple[pd.DataFrame, dict[str, FitModel]]:
     """Each step on another link.
 
     Per collective kind: bus bandwidth scales with the links' peaks (the same fraction of peak is
@@ -487,20 +496,20 @@ def project(inst: pd.DataFrame, steps: pd.DataFrame, fits: dict[str, Any], src: 
     projected_span_ns; the per-kind-and-collective model used).
     """
     table = C.by_kind()
-    used: dict[str, Any] = {}
+    used: dict[str, FitModel] = {}
     s = inst[inst["step_row"] >= 0].copy()
     t = s["transfer_ns"].to_numpy(np.float64) if transfer_basis else (s["end_ns"] - s["start_ns"]).to_numpy(np.float64)
     proj = t.copy()
     for coll, f in fits.items():
-        if f.get("busbw_GBps") is None:
+        if f.busbw_GBps is None:
             continue
-        n = int(f["group_size"])
+        n = int(f.group_size)
         dlat = 0.0
         if src.latency_us is not None and dst.latency_us is not None:
             dlat = table[coll].steps(n) * (dst.latency_us - src.latency_us) * 1e3
-        lat = max(f["latency_ns"] + dlat, 0.0)
-        bw = f["busbw_GBps"] * dst.peak_GBps / src.peak_GBps
-        used[coll] = {"latency_ns": lat, "busbw_GBps": bw}
+        lat = max(f.latency_ns + dlat, 0.0)
+        bw = f.busbw_GBps * dst.peak_GBps / src.peak_GBps
+        used[coll] = FitModel(latency_ns=lat, busbw_GBps=bw)
         sel = (s["collective"].to_numpy() == coll) & (s["bytes"].to_numpy() > 0)
         proj[sel] = lat + s["bytes"].to_numpy(np.float64)[sel] * table[coll].busbw(n) / bw
     s["_t"], s["_p"] = t, proj
@@ -517,20 +526,20 @@ def project(inst: pd.DataFrame, steps: pd.DataFrame, fits: dict[str, Any], src: 
                "projected_span_ns"]], used
 
 
-def projection_summary(ps: pd.DataFrame, kind: str, offsets: dict[int, float]) -> dict[str, Any] | None:
+def projection_summary(ps: pd.DataFrame, kind: str, offsets: dict[int, float]) -> Projection | None:
     """Per step kind: mean measured / projected communication per rank step, median span and
     projected span, speedup (median of span / projected span; < 1 means slower); with 2+ ranks the
     same for the job step (each rank's start kept)."""
     k = ps[ps["kind"] == kind]
     if not len(k):
         return None
-    k = k[~k["warmup"]] if (~k["warmup"]).any() else k
+    k = steady(k)
     sp = k["span_ns"].to_numpy(np.float64)
     pp = k["projected_span_ns"].to_numpy(np.float64)
-    d = {"steps": int(len(k)), "comm_ns": float(k["comm_ns"].mean()),
-         "projected_comm_ns": float(k["projected_comm_ns"].mean()),
-         "median_span_ns": float(np.median(sp)), "projected_median_span_ns": float(np.median(pp)),
-         "speedup": float(np.median(np.divide(sp, pp, out=np.full(len(sp), np.inf), where=pp > 0)))}
+    d = Projection(steps=int(len(k)), comm_ns=float(k["comm_ns"].mean()),
+                   projected_comm_ns=float(k["projected_comm_ns"].mean()),
+                   median_span_ns=float(np.median(sp)), projected_median_span_ns=float(np.median(pp)),
+                   speedup=float(np.median(np.divide(sp, pp, out=np.full(len(sp), np.inf), where=pp > 0))))
     ranks = k["rank"].nunique()
     if ranks > 1:
         off = k["rank"].map(offsets).fillna(0).to_numpy(np.float64)
@@ -541,8 +550,9 @@ def projection_summary(ps: pd.DataFrame, kind: str, offsets: dict[int, float]) -
         if len(j):  # each rank's start kept, as in job_steps
             span = (j["ea"] - j["sa"]).to_numpy(np.float64)
             pj = (j["pe"] - j["sa"]).to_numpy(np.float64)
-            d["job"] = {"median_span_ns": float(np.median(span)), "projected_median_span_ns": float(np.median(pj)),
-                        "speedup": float(np.median(np.divide(span, pj, out=np.full(len(span), np.inf), where=pj > 0)))}
+            d.job = JobProjection(median_span_ns=float(np.median(span)), projected_median_span_ns=float(np.median(pj)),
+                                  speedup=float(np.median(np.divide(span, pj, out=np.full(len(span), np.inf),
+                                                                    where=pj > 0))))
     return d
 
 
@@ -564,7 +574,7 @@ def analyze_instances(inst: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[st
     each rank concatenated, step_row pointing into `steps`): what a merge of per-rank results calls."""
     from . import links as L
 
-    notes: list[str] = []
+    notes: list[Note] = []
     if link is None:
         link = L.detect(meta)
     one_clock = meta.get("format") == "nsys"
@@ -574,8 +584,8 @@ def analyze_instances(inst: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[st
     multi = len(sorted(int(r) for r in steps["rank"].unique())) > 1 if len(steps) else False
     transfer_basis = multi and len(inst) > 0 and bool(inst["matched"].mean() > 0.5)
     res = CommResult(instances=inst, step_collectives=step_collectives(inst), link=link, offsets_ns=offsets)
-    # bandwidth per step kind over that kind's steady steps (the steps attribute.summarize uses)
-    for kind in ("decode", "prefill", "mixed", "unknown"):
+    # bandwidth per step kind over that kind's steady steps (the steps attribute.section uses)
+    for kind in KINDS:
         rows = _steady_rows(steps, kind)
         if rows is None:
             continue
@@ -586,64 +596,49 @@ def analyze_instances(inst: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[st
     if multi:
         sc = res.step_collectives
         for r in ranks:  # ranks with collectives
-            for kind in ("decode", "prefill", "mixed", "unknown"):
+            for kind in KINDS:
                 rows = _steady_rows(steps[steps["rank"] == r], kind, steps)
                 if rows is None:
                     continue
                 idx = steps["index"].to_numpy()[rows]
                 c = sc[(sc["rank"] == r) & np.isin(sc["step"].to_numpy(), idx)]
                 nst = max(len(rows), 1)
-                res.by_rank.setdefault(r, {})[kind] = {
-                    "comm_ns": float(c["comm_ns"].sum() / nst), "comm_wait_ns": float(c["wait_ns"].sum() / nst),
-                    "comm_transfer_ns": float(c["transfer_ns"].sum() / nst),
-                    "by_collective": {coll: {"comm_ns": float(g["comm_ns"].sum() / nst),
-                                             "wait_ns": float(g["wait_ns"].sum() / nst),
-                                             "transfer_ns": float(g["transfer_ns"].sum() / nst)}
-                                      for coll, g in c.groupby("collective")}}
+                res.by_rank.setdefault(r, {})[kind] = RankComm(
+                    comm_ns=float(c["comm_ns"].sum() / nst), comm_wait_ns=float(c["wait_ns"].sum() / nst),
+                    comm_transfer_ns=float(c["transfer_ns"].sum() / nst),
+                    comm_by_collective={coll: CollectiveComm(comm_ns=float(g["comm_ns"].sum() / nst),
+                                                             wait_ns=float(g["wait_ns"].sum() / nst),
+                                                             transfer_ns=float(g["transfer_ns"].sum() / nst))
+                                        for coll, g in c.groupby("collective")})
         js = job_steps(steps, buckets, offsets, sc if transfer_basis else None)
         res.job_steps = js
         names = steps.groupby(["kind", "index"])["name"].nunique()
         differ = int((names.reindex(pd.MultiIndex.from_frame(js[["kind", "index"]])) > 1).sum()) if len(js) else 0
         if differ:
-            notes.append(f"{differ} job step(s) pair steps of different names across ranks: the job figures pair "
-                         "each rank's steps by their index (step boundaries found per rank)")
-        for kind in ("decode", "prefill", "mixed", "unknown"):
-            d = job_summary(js, kind)
-            if d is None:
+            notes.append(note("comm.job_names", counts=(differ,)))
+        clocks = note("clocks.one" if one_clock else "clocks.aligned" if inst["matched"].any() else "clocks.own")
+        offs = {int(r): float(offsets.get(r, 0.0)) for r in sorted(steps["rank"].unique())}
+        for kind in KINDS:
+            if not (js["kind"] == kind).any():
                 continue
-            d["straggler"] = straggler(_kind_calls(inst, kind)) if len(inst) else None
-            d["clock_offsets_ns"] = {int(r): float(offsets.get(r, 0.0)) for r in sorted(steps["rank"].unique())}
-            d["clocks"] = ("one capture, one clock" if one_clock else
-                           "aligned on matched collective end times" if inst["matched"].any() else
-                           "each file's own clock (no collectives matched across ranks to align them)")
-            res.job[kind] = d
+            d = job_summary(js, kind, straggler(_kind_calls(inst, kind)) if len(inst) else None, offs, clocks)
+            if d is not None:
+                res.job[kind] = d
     elif len(inst):
-        notes.append("one rank's trace: waiting for other ranks cannot be told apart from transferring, so "
-                     "bandwidths are computed on whole kernel durations (a lower bound on the link's speed)")
+        notes.append(note("comm.one_rank"))
     if link is not None:
         res.fit = fit(inst, link, transfer_basis)
         for dst in what_if_links:
             ps, used = project(inst, steps, res.fit, link, dst, offsets, transfer_basis)
-            w = {"link": dst.as_dict(), "from_link": link.name, "model": used}
-            for kind in ("decode", "prefill", "mixed", "unknown"):
-                p = projection_summary(ps, kind, offsets)
-                if p is not None:
-                    w[kind] = p
-            res.what_if[dst.name] = w
+            projected = {kind: p for kind in KINDS if (p := projection_summary(ps, kind, offsets)) is not None}
+            res.what_if[dst.name] = WhatIfLink(link=dst, from_link=link.name, model=used, by_kind=projected)
         if what_if_links and not transfer_basis and len(inst):
-            notes.append("--what-if-link on one rank's trace: the fitted times are kernel durations, which include "
-                         "waiting for the other ranks, so the projection overstates communication on any link")
+            notes.append(note("comm.what_if_one_rank"))
     elif what_if_links:
-        notes.append("--what-if-link needs the trace's own link: none is known for these GPUs; pass --link")
+        notes.append(note("comm.what_if_no_link"))
     unknown = int((inst["bytes"] < 0).sum())
     if unknown:
-        share = unknown / len(inst)
-        how = ("re-export with `nsys export --type sqlite --include-blobs=true` (NCCL's NVTX payloads carry "
-               "the message size), or give the model (hidden size, dtype, tokens per step)"
-               if meta.get("format") == "nsys" else
-               "calls inside CUDA graphs or launched before the profiler started carry no collective arguments; "
-               "the model (hidden size, dtype, tokens per step) gives the tensor-parallel all-reduce size")
-        notes.append(f"bytes unknown for {unknown} of {len(inst)} communication calls ({share:.0%}): {how}")
+        notes.append(note("comm.bytes_unknown", unknown, len(inst), unknown / len(inst), meta.get("format") == "nsys"))
     res.notes = notes
     return res
 
@@ -663,93 +658,71 @@ def _steady_rows(steps: pd.DataFrame, kind: str, full: pd.DataFrame | None = Non
     k = steps[steps["kind"] == kind]
     if not len(k):
         return None
-    steady = k[~k["warmup"]] if (~k["warmup"]).any() else k
-    pos = steady.index.to_numpy()
+    pos = steady(k).index.to_numpy()
     base = full if full is not None else steps
     return base.index.get_indexer(pos)
 
 
-def opportunities(res: CommResult, kind: str) -> list[dict[str, Any]]:
-    """Candidate opportunities for the "what to fix first" ranking: {"what", "bound", "evidence"}.
-    Communication wait: what the job could win if no rank waited in collectives (the late rank
-    arriving on time), with the straggler as evidence."""
+def opportunities(res: CommResult, kind: str) -> list[Finding]:
+    """Candidates for "what to fix first": "comm.wait", what the job could win if no rank waited in
+    collectives (the late rank arriving on time); args: the rank that waits most, its wait per
+    step, the kind, the straggler, the share of calls it arrives last in, the calls, how late."""
     j = res.job.get(kind)
-    if not j or "communication_wait" not in j["speedup_bound_if_removed"]:
+    if not j or "communication_wait" not in j.speedup_bound_if_removed:
         return []
-    st = j.get("straggler")
-    waits = {r: d[kind]["comm_wait_ns"] for r, d in res.by_rank.items() if kind in d}
+    st = j.straggler
+    waits = {r: d[kind].comm_wait_ns for r, d in res.by_rank.items() if kind in d}
     if not st or not waits or max(waits.values()) <= 0:
         return []
     r_wait = max(waits, key=waits.get)
-    ev = (f"rank {r_wait} waits {waits[r_wait] / 1e6:.2f} ms per {kind} step in collectives; rank {st['rank']} "
-          f"arrives last in {st['last_share']:.0%} of {st['calls']} calls, {st['late_by_median_ns'] / 1e3:.1f} us "
-          "late (median): speed up what rank " + str(st["rank"]) + " does before its collectives")
-    return [{"what": f"communication wait (ranks waiting for rank {st['rank']})",
-             "bound": j["speedup_bound_if_removed"]["communication_wait"], "evidence": ev}]
+    return [Finding("comm.wait", j.speedup_bound_if_removed["communication_wait"],
+                    (r_wait, waits[r_wait], kind, st.rank, st.last_share, st.calls, st.late_by_median_ns))]
 
 
-def apply(summary: dict[str, Any], colls: pd.DataFrame, res: CommResult) -> tuple[dict[str, Any], pd.DataFrame, list[str]]:
-    """The report's summary and per-step collectives with this module's fields added (copies; the
-    inputs are not changed), and the notes to add. Fields: by_kind.<kind>.collectives.<c>: bytes and
-    bandwidth (see `bandwidth`); by_rank.<r>.<kind>: comm_ns, comm_wait_ns, comm_transfer_ns,
-    comm_by_collective; job.<kind> (2+ ranks); link; interconnect_fit; what_if_link."""
-    import copy
+def with_bandwidth(c: Collectives, bw: dict[str, CollectiveBandwidth] | None) -> Collectives:
+    """A kind's collectives (attribute.collective_counts) with their bytes and bandwidth: a
+    collective seen only by this module gets its bandwidth alone."""
+    if not bw:
+        return c
+    out = dict(c.by_collective)
+    for coll, b in bw.items():
+        out[coll] = msgspec.structs.replace(out.get(coll, CollectiveSummary()), bandwidth=b)
+    return msgspec.structs.replace(c, by_collective=out)
 
-    out = copy.deepcopy(summary)
-    for kind, per in res.by_kind.items():
-        dst = out.get("by_kind", {}).get(kind, {}).setdefault("collectives", {})
-        for coll, d in per.items():
-            dst.setdefault(coll, {}).update({k: v for k, v in d.items() if k not in ("count", "per_step")})
-    for r, kinds in res.by_rank.items():
-        for kind, d in kinds.items():
-            tgt = out.get("by_rank", {}).get(r, {}).get(kind)
-            if tgt is not None:
-                tgt.update({"comm_ns": d["comm_ns"], "comm_wait_ns": d["comm_wait_ns"],
-                            "comm_transfer_ns": d["comm_transfer_ns"], "comm_by_collective": d["by_collective"]})
-    if res.job:
-        out["job"] = res.job
-    if res.link is not None:
-        out["link"] = res.link.as_dict()
-    if res.fit:
-        out["interconnect_fit"] = res.fit
-    if res.what_if:
-        out["what_if_link"] = res.what_if
+
+def step_table(colls: pd.DataFrame, res: CommResult) -> pd.DataFrame:
+    """The per-step collectives (rank, step, collective, count, total_ns, mean_ns) with bytes
+    (-1 unknown), wait_ns and transfer_ns."""
     sc = res.step_collectives
-    c = colls
-    if len(colls) and len(sc):
-        c = colls.merge(sc[["rank", "step", "collective", "bytes", "wait_ns", "transfer_ns"]],
-                        on=["rank", "step", "collective"], how="left")
-        c["bytes"] = c["bytes"].fillna(-1).astype(np.int64)
-        for col in ("wait_ns", "transfer_ns"):
-            c[col] = c[col].fillna(0).astype(np.int64)
+    if not (len(colls) and len(sc)):
+        return colls
+    c = colls.merge(sc[["rank", "step", "collective", "bytes", "wait_ns", "transfer_ns"]],
+                    on=["rank", "step", "collective"], how="left")
+    c["bytes"] = c["bytes"].fillna(-1).astype(np.int64)
+    for col in ("wait_ns", "transfer_ns"):
+        c[col] = c[col].fillna(0).astype(np.int64)
+    return c
+
+
+def summary_notes(res: CommResult, kind: str | None) -> list[Note]:
+    """This module's notes for the report: its own, the straggler of the headline kind when one
+    rank arrives last at most calls and another waits, and the link the figures compare with."""
     notes = list(res.notes)
-    kind = out.get("kind")
     j = res.job.get(kind) if kind else None
-    if j and j.get("straggler"):
-        st = j["straggler"]
+    if j and j.straggler:
+        st = j.straggler
         waits = {r: d[kind] for r, d in res.by_rank.items() if kind in d}
-        w = max(waits, key=lambda r: waits[r]["comm_wait_ns"]) if waits else None
-        if st["last_share"] >= 0.5 and w is not None and waits[w]["comm_wait_ns"] > 0:
+        w = max(waits, key=lambda r: waits[r].comm_wait_ns) if waits else None
+        if st.last_share >= 0.5 and w is not None and waits[w].comm_wait_ns > 0:
             ww = waits[w]
-            share = ww["comm_wait_ns"] / ww["comm_ns"] if ww["comm_ns"] else 0.0
-            b = j["speedup_bound_if_removed"]
-            notes.append(
-                f"rank {st['rank']} arrives last at {st['last_share']:.0%} of the {st['calls']} {kind} collective calls, "
-                f"{_dur(st['late_by_median_ns'])} after the next rank (median): rank {w} waits "
-                f"{ww['comm_wait_ns'] / 1e6:.2f} ms per step in collectives ({share:.0%} of its collective time) and "
-                f"transfers {ww['comm_transfer_ns'] / 1e6:.3f} ms. The job cannot get faster than its slowest rank: "
-                f"removing communication would win the job at most {b.get('communication', 1.0):.2f}x, removing the "
-                f"waiting at most {b.get('communication_wait', 1.0):.2f}x; look at what rank {st['rank']} does before "
-                "its collectives (CPU launch overhead, CUDA graphs) before tuning NCCL")
+            share = ww.comm_wait_ns / ww.comm_ns if ww.comm_ns else 0.0
+            b = j.speedup_bound_if_removed
+            notes.append(note("comm.straggler", st.rank, st.last_share, st.calls, kind, st.late_by_median_ns,
+                              w, ww.comm_wait_ns, share, ww.comm_transfer_ns, b.get("communication", 1.0),
+                              b.get("communication_wait", 1.0)))
     link = res.link
     if res.instances is not None and len(res.instances):
-        notes.append(f"link: {link.label}, {link.peak_GBps:g} GB/s per direction ({link.how}); a P2P-disabled or "
-                     "host-memory (SHM) path cannot be seen in a trace: pass --link NAME|GBPS if that is not the path"
-                     if link is not None and link.how != "--link" else
-                     (f"link: {link.label}, {link.peak_GBps:g} GB/s per direction (--link)" if link is not None else
-                      "link: unknown for these GPUs; pass --link NAME|GBPS to compare bandwidths with a peak"))
-    return out, c, notes
-
-
-def _dur(ns: float) -> str:
-    return f"{ns / 1e6:.2f} ms" if ns >= 1e6 else f"{ns / 1e3:.1f} us"
+        notes.append(note("comm.link", link.label, link.peak_GBps, link.how) if link is not None and link.how != "--link"
+                     else note("comm.link_given", link.label, link.peak_GBps) if link is not None
+                     else note("comm.link_unknown"))
+    return notes

@@ -13,14 +13,15 @@ if TYPE_CHECKING:  # (the package imports this module: it must not pull in panda
 
 def _means(rep: Report, kind: str, buckets: tuple[str, ...]) -> dict[str, Any] | None:
     """The kind's mean-per-step figures from the report's summary (0 for absent buckets)."""
-    d = rep.summary.get("by_kind", {}).get(kind)
-    if d is None:
+    ks = rep.summary.by_kind.get(kind)
+    if ks is None:
         return None
-    return {"steps": d["steps"], "median_span_ns": d["median_span_ns"], "mean_span_ns": d["mean_span_ns"],
-            "idle_ns": d["mean_idle_ns"], "overlap_ns": d["mean_overlap_ns"],
-            "time_ns": {b: d["mean_time_ns"].get(b, 0.0) for b in buckets},
-            "exposed_ns": {b: d["mean_exposed_ns"].get(b, 0.0) for b in buckets},
-            "idle_causes_ns": d.get("mean_idle_causes_ns")}
+    d = ks.attribution
+    return {"steps": d.steps, "median_span_ns": d.median_span_ns, "mean_span_ns": d.mean_span_ns,
+            "idle_ns": d.mean_idle_ns, "overlap_ns": d.mean_overlap_ns,
+            "time_ns": {b: d.mean_time_ns.get(b, 0.0) for b in buckets},
+            "exposed_ns": {b: d.mean_exposed_ns.get(b, 0.0) for b in buckets},
+            "idle_causes_ns": ks.idle.mean_idle_causes_ns if ks.idle is not None else None}
 
 
 def _rel(a: float, b: float) -> float | None:
@@ -31,7 +32,9 @@ def diff(before: Report, after: Report) -> dict[str, Any]:
     """Side-by-side summaries of two reports (any formats), per kind and bucket."""
     buckets = tuple(dict.fromkeys(before.buckets + after.buckets))
     out: dict[str, Any] = {"before": _trace(before), "after": _trace(after), "kinds": {}, "checks": []}
-    for kind in ("decode", "prefill", "mixed", "unknown"):
+    from .report import KINDS
+
+    for kind in KINDS:
         a, b = _means(before, kind, buckets), _means(after, kind, buckets)
         if a is None and b is None:
             continue

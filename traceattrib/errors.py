@@ -15,8 +15,32 @@ from __future__ import annotations
 class TraceError(Exception):
     """The input is missing, unreadable, not a trace, or lacks what the command needs.
 
-    The message is one line meant for the user, without a traceback.
+    The message is one line meant for the user, without a traceback. When it is about parameters
+    of the call, `param` names them (one name or several) and the message holds "{name}" where a
+    parameter is meant: str() says the parameter's own name, a front end its own (the CLI its
+    option: `text(names)`). `reason`: a short code for callers that react to this error, never its
+    words.
     """
+
+    def __init__(self, message: str, param: str | tuple[str, ...] | None = None, reason: str | None = None):
+        self.template = message
+        self.param = param
+        self.reason = reason
+        super().__init__(self.text())
+
+    def __reduce__(self):  # kept whole across processes (Dask workers)
+        return (type(self), (self.template, self.param, self.reason))
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (self.param,) if isinstance(self.param, str) else tuple(self.param or ())
+
+    def text(self, names: dict[str, str] | None = None) -> str:
+        """The message with each parameter called by its name in `names` (default: its own)."""
+        out = self.template
+        for p in self.params:
+            out = out.replace("{" + p + "}", (names or {}).get(p, p))
+        return out
 
 
 def input_warning(meta: dict, message: str) -> None:

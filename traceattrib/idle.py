@@ -34,12 +34,14 @@ import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .intervals import group_sums, pack_keys
+from .notes import Note, note
+from .report import IdleLabel, IdleSummary
+from .stats import p90, ratio_bound
 
 CAUSES = ("launch", "sync", "host", "unexplained")
 LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
@@ -97,7 +99,7 @@ class IdleCauses:
 
     causes: pd.DataFrame
     labels: pd.DataFrame
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
@@ -112,7 +114,7 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     nsteps = len(table)
     sums = np.zeros((nsteps, len(CAUSES)), np.int64)
     queued = np.zeros(nsteps, np.int64)
-    notes: list[str] = []
+    notes: list[Note] = []
     label_parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
     step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
     n_in_step = int(np.count_nonzero(step_all >= 0))
@@ -201,28 +203,21 @@ def _pieces(ctx: _Context, t: int, qa: np.ndarray, qb: np.ndarray):
             *(np.concatenate([a, b]) for a, b in zip(first[1:], second[1:])))
 
 
-def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launches: bool) -> list[str]:
+def explain_notes(causes: pd.DataFrame, labels: pd.DataFrame | None, has_launches: bool) -> list[Note]:
     """What to know about the idle split, from its totals: causes holds CAUSE_COLUMNS per step (the
     steps table does), labels as IdleCauses.labels. A function of sums, so that a merge of per-rank
     results (traceattrib.analysis.merge) says what one pass over every rank would."""
-    notes: list[str] = []
+    notes: list[Note] = []
     sums = causes[list(CAUSE_COLUMNS)].to_numpy(np.int64)
     if not has_launches:
-        notes.append("the trace has no CPU-side CUDA API calls (kernel-only): GPU idle time cannot "
-                     "be explained and is all `unexplained`; capture CUDA API calls (nsys -t cuda, "
-                     "torch.profiler with CPU activity) to see why the GPU waited")
+        notes.append(note("idle.kernel_only"))
     elif sums[:, UNEXPLAINED].sum() > 0.05 * max(sums.sum(), 1):
-        notes.append(f"{sums[:, UNEXPLAINED].sum() / sums.sum():.0%} of GPU idle time has no CPU evidence "
-                     "(no launch call recorded for the ops that ended those gaps, or gaps outside the "
-                     "launching thread's recorded calls): `unexplained`")
+        notes.append(note("idle.unexplained", sums[:, UNEXPLAINED].sum() / sums.sum()))
     host = sums[:, HOST].sum()
     unnamed = int(labels.loc[(labels["cause"] == "host") & (labels["what"] == UNNAMED), "ns"].sum()) \
         if labels is not None and len(labels) else 0
     if host > 0.05 * max(sums.sum(), 1) and unnamed > host / 2:
-        notes.append(f"{unnamed / host:.0%} of host idle time (CPU busy between CUDA calls) has no name: "
-                     "no range, Python frame or CPU op covers it; add NVTX ranges / record_function, "
-                     "or capture with torch.profiler(with_stack=True) or nsys -t osrt,nvtx to see what "
-                     "the CPU did")
+        notes.append(note("idle.unnamed_host", unnamed / host))
     return notes
 
 
@@ -710,55 +705,40 @@ def _labels(parts, table: pd.DataFrame, ctx: _Context) -> pd.DataFrame:
                          "ns": np.r_[ns[top], rest_ns]})[LABEL_COLUMNS]
 
 
-# --- summaries and bounds -------------------------------------------------------------------------
-
-ADVICE = {
-    "launch": "the GPU drains its queue faster than the CPU issues kernels: capture the step in CUDA "
-              "graphs (or torch.compile mode='reduce-overhead'), or fuse small kernels so there are fewer",
-    "launch_queued": "the GPU waits between kernels it already has queued (launch latency, stream "
-                     "dependencies): fuse small kernels, or use programmatic dependent launch",
-    "sync": "the CPU blocks in synchronizing calls ({top}): remove the sync (.item(), .cpu(), "
-            ".tolist() in the step) or copy from pinned memory with non_blocking=True",
-    "host": "the CPU runs host work with no GPU work queued ({top}): move it off the critical path "
-            "(overlap it with GPU work, asynchronous scheduling) or make it cheaper",
-    "unexplained": "no CPU evidence for this idle time: capture CUDA API calls (nsys -t cuda,nvtx; "
-                   "torch.profiler with CPU activity) to see why the GPU waited",
-}
-
+# --- summaries -----------------------------------------------------------------------------------
 
 def has_causes(steps: pd.DataFrame) -> bool:
     return all(c in steps.columns for c in CAUSE_COLUMNS)
 
 
-def summarize_kind(k: pd.DataFrame, labels: pd.DataFrame | None) -> dict[str, Any]:
+def section(k: pd.DataFrame, labels: pd.DataFrame | None) -> IdleSummary:
     """Idle causes over a kind's summarized steps (the rows of the steps table `k`): shares of
     the span (ratio of sums), mean per step, the no-idle bound and one bound per cause (median and
     p90 of per-step bounds), and what the CPU did in host and sync idle."""
     span = k["span_ns"].to_numpy(np.float64)
     busy = k["busy_ns"].to_numpy(np.float64)
     tot = span.sum()
-    d: dict[str, Any] = {"idle_causes_share": {}, "mean_idle_causes_ns": {}, "median_idle_causes_ns": {},
-                         "speedup_bound_if_no_idle_cause": {}, "speedup_bound_if_no_idle_cause_p90": {}}
-    no_idle = _bound(span, busy)
-    d["speedup_bound_if_no_idle"] = float(np.median(no_idle)) if len(k) else float("nan")
-    d["speedup_bound_if_no_idle_p90"] = _p90(no_idle)
+    per: dict[str, dict[str, float]] = {key: {} for key in (
+        "idle_causes_share", "mean_idle_causes_ns", "median_idle_causes_ns", "speedup_bound_if_no_idle_cause",
+        "speedup_bound_if_no_idle_cause_p90")}
+    no_idle = ratio_bound(span, busy)
     for c, col in zip(CAUSES, CAUSE_COLUMNS):
         x = k[col].to_numpy(np.float64)
-        d["idle_causes_share"][c] = float(x.sum() / tot) if tot else 0.0
-        d["mean_idle_causes_ns"][c] = float(x.mean()) if len(k) else 0.0
-        d["median_idle_causes_ns"][c] = float(np.median(x)) if len(k) else 0.0
-        b = _bound(span, span - x)
-        d["speedup_bound_if_no_idle_cause"][c] = float(np.median(b)) if len(k) else float("nan")
-        d["speedup_bound_if_no_idle_cause_p90"][c] = _p90(b)
+        per["idle_causes_share"][c] = float(x.sum() / tot) if tot else 0.0
+        per["mean_idle_causes_ns"][c] = float(x.mean()) if len(k) else 0.0
+        per["median_idle_causes_ns"][c] = float(np.median(x)) if len(k) else 0.0
+        b = ratio_bound(span, span - x)
+        per["speedup_bound_if_no_idle_cause"][c] = float(np.median(b)) if len(k) else float("nan")
+        per["speedup_bound_if_no_idle_cause_p90"][c] = p90(b)
     qx = k[QUEUED_COLUMN].to_numpy(np.float64) if QUEUED_COLUMN in k else np.zeros(len(k))
-    d["idle_launch_queued_share"] = float(qx.sum() / tot) if tot else 0.0
-    d["mean_idle_launch_queued_ns"] = float(qx.mean()) if len(k) else 0.0
-    for cause, key in (("host", "top_host_gaps"), ("sync", "top_sync_calls")):
-        d[key] = _top(k, labels, cause)
-    return d
+    return IdleSummary(
+        **per, speedup_bound_if_no_idle=float(np.median(no_idle)) if len(k) else float("nan"),
+        speedup_bound_if_no_idle_p90=p90(no_idle), idle_launch_queued_share=float(qx.sum() / tot) if tot else 0.0,
+        mean_idle_launch_queued_ns=float(qx.mean()) if len(k) else 0.0,
+        top_host_gaps=_top(k, labels, "host"), top_sync_calls=_top(k, labels, "sync"))
 
 
-def _top(k: pd.DataFrame, labels: pd.DataFrame | None, cause: str, n: int = 5) -> list[dict[str, Any]]:
+def _top(k: pd.DataFrame, labels: pd.DataFrame | None, cause: str, n: int = 5) -> list[IdleLabel]:
     """What the CPU did in the kind's `cause` idle time: name, source, mean ns per step, share of
     that cause's idle time."""
     if labels is None or not len(labels) or not len(k):
@@ -770,49 +750,5 @@ def _top(k: pd.DataFrame, labels: pd.DataFrame | None, cause: str, n: int = 5) -
     total = float(k[f"idle_{cause}_ns"].sum())
     g = lab.groupby(["what", "source"], sort=False)["ns"].sum().reset_index()
     g = g.sort_values(["ns", "what"], ascending=[False, True], kind="stable").head(n)
-    return [{"what": str(r.what), "source": str(r.source), "mean_ns": float(r.ns / len(k)),
-             "share": float(r.ns / total) if total else 0.0} for r in g.itertuples()]
-
-
-def _bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(rest > 0, span / np.where(rest > 0, rest, 1), np.inf)
-
-
-def _p90(x: np.ndarray) -> float:
-    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
-
-
-def add_summary(summary: dict[str, Any], steps: pd.DataFrame, labels: pd.DataFrame | None) -> None:
-    """Add the idle-cause fields to every `summary['by_kind'][kind]` (the same summarized steps as
-    attribute.summarize: warm-up steps left out unless all are) and, for the main kind, the shares
-    and the no-idle bound at the top level."""
-    if not has_causes(steps):
-        return
-    for kind, d in summary.get("by_kind", {}).items():
-        all_k = steps[steps["kind"] == kind]
-        k = all_k[~all_k["warmup"].astype(bool)]
-        d.update(summarize_kind(k if len(k) else all_k, labels))
-    main = summary.get("kind")
-    if main in summary.get("by_kind", {}):
-        m = summary["by_kind"][main]
-        for key in ("idle_causes_share", "speedup_bound_if_no_idle", "speedup_bound_if_no_idle_cause"):
-            summary[key] = m[key]
-
-
-def advice(d: dict[str, Any], min_share: float = 0.05) -> list[tuple[str, str]]:
-    """(cause, one line of advice) for each cause holding at least `min_share` of the span, the
-    largest first."""
-    out = []
-    shares = d.get("idle_causes_share") or {}
-    for c in sorted(shares, key=lambda c: -shares[c]):
-        if shares[c] < min_share:
-            continue
-        key = c
-        if c == "launch" and d.get("idle_launch_queued_share", 0.0) > shares[c] / 2:
-            key = "launch_queued"
-        top = d.get("top_sync_calls" if c == "sync" else "top_host_gaps") or []
-        names = ", ".join([t["what"] for t in top if t["what"] not in (UNNAMED, OTHER)][:2])
-        line = ADVICE[key].format(top=names) if names else ADVICE[key].replace(" ({top})", "")
-        out.append((c, line))
-    return out
+    return [IdleLabel(what=str(r.what), source=str(r.source), mean_ns=float(r.ns / len(k)),
+                      share=float(r.ns / total) if total else 0.0) for r in g.itertuples()]

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from .errors import TraceError
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(Struct, frozen=True):
     """One interconnect. peak_GBps: unidirectional, GB/s (1e9 B/s); latency_us: per hop, None when
     not known (a --link given as a number)."""
 
@@ -26,10 +27,6 @@ class Link:
     latency_us: float | None
     source: str
     how: str = ""  # how this link was chosen for the trace: "--link", "GPU name ...", ...
-
-    def as_dict(self) -> dict:
-        return {"name": self.name, "label": self.label, "peak_GBps": self.peak_GBps,
-                "latency_us": self.latency_us, "source": self.source, "how": self.how}
 
 
 @lru_cache(maxsize=1)
@@ -58,7 +55,7 @@ def get(name: str) -> Link:
     links = _data()[0]
     key = name.strip().lower()
     if key not in links:
-        raise TraceError(f"unknown link {name!r}; known: {', '.join(links)} (or a number in GB/s)")
+        raise TraceError(f"unknown link {name!r}; known: {', '.join(links)} (or a number in GB/s)", "link")
     return links[key]
 
 
@@ -69,7 +66,7 @@ def parse(value: str) -> Link:
     except ValueError:
         return replace(get(value), how="--link")
     if not gbps > 0:
-        raise TraceError(f"--link {value!r}: a bandwidth must be > 0 GB/s")
+        raise TraceError("a bandwidth must be > 0 GB/s", "link", "not_positive")
     return Link(name=f"{gbps:g}GBps", label=f"{gbps:g} GB/s (given)", peak_GBps=gbps, latency_us=None,
                 source="given on the command line", how="--link")
 

@@ -40,16 +40,17 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
         yield None
         return
     if workers is not None and scheduler:
-        raise TraceError("--workers and --scheduler exclude each other: start a local cluster or use a running one")
+        raise TraceError("{workers} and {scheduler} exclude each other: start a local cluster or use a running one",
+                         ("workers", "scheduler"))
     if workers is not None and workers < 1:
-        raise TraceError(f"--workers {workers}: need at least 1")
+        raise TraceError(f"{{workers}} {workers}: need at least 1", "workers")
     try:
         import logging
 
         from distributed import Client, LocalCluster
     except ImportError:
-        flag = "--workers" if workers is not None else "--scheduler"
-        raise TraceError(f"{flag} needs Dask, which is not installed: {DASK_HINT}") from None
+        flag = "workers" if workers is not None else "scheduler"
+        raise TraceError(f"{{{flag}}} needs Dask, which is not installed: {DASK_HINT}", flag) from None
     if workers is not None:
         # processes, not threads: parsing and pandas work hold the GIL; ":0": any free port for the
         # scheduler's HTTP endpoint (a second cluster on this machine must not collide)
@@ -60,7 +61,8 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
     try:
         client = Client(scheduler, timeout="10s")
     except (OSError, TimeoutError, ValueError) as e:
-        raise TraceError(f"--scheduler {scheduler}: cannot connect ({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+        raise TraceError(f"{{scheduler}} {scheduler}: cannot connect "
+                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})", "scheduler") from None
     with client:
         yield client
 

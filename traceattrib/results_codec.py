@@ -10,6 +10,8 @@ from typing import Any
 
 import msgspec
 
+from .notes import from_data, to_data
+
 FORMAT = "traceattrib-results"
 VERSION = 1
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
@@ -34,9 +36,9 @@ class Invalid(Exception):
 class _Rank(msgspec.Struct, forbid_unknown_fields=True):
     rank: int
     evidence: str
-    why: str
+    why: dict[str, Any] | None  # notes.to_data
     buckets: list[str]
-    notes: list[str]
+    notes: list[dict[str, Any]]
     has_launches: bool
     regex_unmatched: bool
     tables: dict[str, bytes]
@@ -54,8 +56,9 @@ def encode(meta: dict, results: list) -> bytes:
     ranks = []
     for r in results:
         tabs = {n: _to_arrow(getattr(r, n)) for n in _NEEDED if getattr(r, n) is not None}
-        ranks.append(_Rank(rank=int(r.rank), evidence=r.evidence, why=r.why, buckets=list(r.buckets),
-                           notes=list(r.notes), has_launches=bool(r.has_launches),
+        ranks.append(_Rank(rank=int(r.rank), evidence=r.evidence, why=None if r.why is None else to_data(r.why),
+                           buckets=list(r.buckets), notes=[to_data(n) for n in r.notes],
+                           has_launches=bool(r.has_launches),
                            regex_unmatched=bool(r.regex_unmatched), tables=tabs))
     return msgspec.msgpack.encode(_Results(format=FORMAT, version=VERSION, meta=meta, ranks=ranks))
 
@@ -82,7 +85,12 @@ def decode(blob: bytes) -> tuple[dict, list]:
             raise Invalid(str(e)) from None
         if len(tabs["steps"].columns):
             _check(tabs["steps"], {c: "i" for b in r.buckets for c in (f"{b}_time_ns", f"{b}_exposed_ns", f"{b}_count")})
-        out.append(RankResult(rank=r.rank, evidence=r.evidence, why=r.why, buckets=tuple(r.buckets), notes=r.notes,
+        try:
+            why = None if r.why is None else from_data(r.why)
+            notes = [from_data(n) for n in r.notes]
+        except ValueError as e:
+            raise Invalid(str(e)) from None
+        out.append(RankResult(rank=r.rank, evidence=r.evidence, why=why, buckets=tuple(r.buckets), notes=notes,
                               has_launches=r.has_launches, regex_unmatched=r.regex_unmatched,
                               idle_labels=tabs.get("idle_labels"), **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
     return got.meta, out

@@ -41,6 +41,9 @@ import pandas as pd
 from .errors import TraceError
 from .intervals import sorted_unique
 from .model import Trace
+from .notes import Note, note
+from .report import Finding, SolSummary
+from .stats import steady
 
 # --- dtypes ------------------------------------------------------------------------------------
 
@@ -129,20 +132,6 @@ def parse_rate(text: str | float) -> float:
     if not v > 0 or math.isinf(v):
         raise ValueError(f"{text!r}: a rate must be a positive number")
     return v
-
-
-def human_bytes(b: float) -> str:
-    for unit, s in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if b >= s:
-            return f"{b / s:.3g} {unit}"
-    return f"{b:.0f} B"
-
-
-def human_rate(r: float, unit: str) -> str:
-    for p, s in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6)):
-        if r >= s:
-            return f"{r / s:.3g} {p}{unit}"
-    return f"{r:.3g} {unit}"
 
 
 # === evidence 1: shapes ========================================================================
@@ -577,7 +566,7 @@ class ModelSpec:
     quant_attention: bool = True           # attention projections quantized too
     kv_bytes: float = 2.0                  # KV cache element width
     compute: str = "bf16"                  # math dtype of the GEMMs
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
     def describe(self) -> str:
         q = f", {self.quant} weights at {self.weight_bits:g} bits" if self.quant else ""
@@ -592,16 +581,16 @@ def load_model(path: str) -> ModelSpec:
     """Read a config.json (or a directory holding one, plus hf_quant_config.json when present)."""
     cfg_path = os.path.join(path, "config.json") if os.path.isdir(path) else path
     if os.path.exists(cfg_path) and not os.path.isfile(cfg_path):  # a FIFO would block the read forever
-        raise TraceError(f"--model {path}: not a regular file (give a config.json or a directory holding one)")
+        raise TraceError(f"{{model}} {path}: not a regular file (give a config.json or a directory holding one)", "model")
     try:
         with open(cfg_path, encoding="utf-8") as f:
             cfg = json.load(f)
     except FileNotFoundError:
-        raise TraceError(f"--model {path}: no config.json there") from None
+        raise TraceError(f"{{model}} {path}: no config.json there", "model") from None
     except (OSError, ValueError) as e:
-        raise TraceError(f"--model {path}: cannot read a JSON config ({e})") from None
+        raise TraceError(f"{{model}} {path}: cannot read a JSON config ({e})", "model") from None
     if not isinstance(cfg, dict):
-        raise TraceError(f"--model {path}: the config is not a JSON object")
+        raise TraceError(f"{{model}} {path}: the config is not a JSON object", "model")
     extra = os.path.join(os.path.dirname(cfg_path), "hf_quant_config.json")
     if "quantization_config" not in cfg and os.path.isfile(extra):
         try:
@@ -635,7 +624,7 @@ def model_from_config(cfg: dict, name: str = "model") -> ModelSpec:
     missing = [n for n, v in (("hidden_size", hidden), ("num_hidden_layers", layers),
                               ("num_attention_heads", heads), ("vocab_size", vocab)) if not isinstance(v, int)]
     if missing:
-        raise TraceError(f"--model: the config lacks {', '.join(missing)} (not a decoder LLM config?)")
+        raise TraceError(f"{{model}}: the config lacks {', '.join(missing)} (not a decoder LLM config?)", "model")
     kv_heads = get("num_key_value_heads", "num_kv_heads", "n_head_kv", default=heads)
     head_dim = get("head_dim", default=hidden // heads)
     mtype = str(get("model_type", default=""))
@@ -744,8 +733,7 @@ def _quantization(spec: ModelSpec, qc: dict) -> None:
     elif method in ("int8", "w8a8", "smoothquant"):
         bits, spec.compute = 8, "int8"
     if bits is None:
-        spec.notes.append(f"quantization method {method!r} not understood: weights counted at {spec.dtype_bytes:g} "
-                          "bytes (torch_dtype), which may overstate their stored size")
+        spec.notes.append(note("sol.quant_unknown", method, float(spec.dtype_bytes)))
         spec.quant = ""
         return
     spec.weight_bits = float(bits)
@@ -877,7 +865,7 @@ def match_gpu(name: str, rows: list[dict[str, Any]] | None = None) -> Peak | Non
 
 def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | None = None) -> tuple[Peak | None, list[str]]:
     """Peaks for a trace's GPU (meta['gpus']), with --peak-bw / --peak-flops taking precedence."""
-    notes: list[str] = []
+    notes: list[Note] = []
     gpus = sorted(set(g for g in (meta.get("gpus") or []) if g))
     p = None
     for g in gpus:
@@ -885,14 +873,12 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
         if p:
             break
     if len(gpus) > 1:
-        notes.append(f"the trace holds different GPUs ({', '.join(gpus)}); speed of light uses "
-                     f"{p.name if p else 'no'} peaks")
+        notes.append(note("sol.gpus_differ", tuple(gpus), p.name if p else None))
     if p is None and (peak_bw or peak_flops):
         p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
         if gpus:
-            notes.append(f"GPU {gpus[0]!r} is not in rules/gpus.toml: pass --peak-bw and --peak-flops for the "
-                         "speed-of-light floor")
+            notes.append(note("sol.gpu_unknown", gpus[0]))
         return None, notes
     if peak_bw:
         p.hbm_Bps, p.source = float(peak_bw), (p.source + "; " if p.source else "") + "bandwidth from --peak-bw"
@@ -942,7 +928,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
     opts = opts or Options()
     n = len(steps)
     out = steps.copy()
-    notes: list[str] = []
+    notes: list[Note] = []
     sw = shape_work(trace, kernel_step, n, kernel_bucket)
     shaped = (sw.coverage >= 0.9) & ~np.isnan(sw.weight_bytes)
     tokens = out["tokens"].to_numpy(np.float64) if "tokens" in out.columns else np.full(n, np.nan)
@@ -972,13 +958,11 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
             dtype = np.where(need, spec.compute, dtype).astype(object)
             src = np.where(need, "model", src).astype(object)
             if tp > 1:
-                notes.append(f"--model: tensor parallel size {tp} (from {tp_how}): weights, KV heads and "
-                             "vocabulary split over the ranks")
+                notes.append(note("sol.tp", tp, tp_how))
             if np.isnan(mw["kv_bytes"][need]).any():
-                notes.append("--model: KV-cache bytes and attention FLOPs need the batch and the context: pass "
-                             "--batch and --context (the floor counts weights only until then)")
+                notes.append(note("sol.kv_needs_context"))
             if np.isnan(mw["flops"][need]).any():
-                notes.append("--model: FLOPs need the tokens per step: pass --batch (and --context for prefills)")
+                notes.append(note("sol.flops_need_tokens"))
         # shapes and model side by side where both exist: say when they disagree
         both = shaped
         if both.any():
@@ -986,24 +970,15 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
             b_s = np.nansum(wb[both])
             b_m = np.nansum(mw2["weight_bytes"][both])
             if b_m > 0 and abs(b_s / b_m - 1) > 0.1:
-                notes.append(f"weight bytes from shapes and from --model differ by {b_s / b_m - 1:+.0%} "
-                             f"({human_bytes(b_s / both.sum())} vs {human_bytes(b_m / both.sum())} per step); "
-                             "shapes are used: check the config matches the traced model")
+                notes.append(note("sol.weights_differ", b_s / b_m - 1, b_s / both.sum(), b_m / both.sum()))
     if partial.any() and spec is None:
-        notes.append(f"{int(partial.sum())} step(s) run most of their GEMMs inside CUDA graphs, whose kernels carry "
-                     "no shapes: their speed of light is unknown; pass --model config.json (and --batch, --context)")
+        notes.append(note("sol.graph_steps", counts=(int(partial.sum()),)))
     if shaped.any() and sw.dequant[shaped].any():
-        notes.append("weights converted from a narrower dtype inside the step (dequantized on the fly) are "
-                     "counted at their stored width")
+        notes.append(note("sol.dequant"))
     if (sw.attn_unknown[shaped] > 0).any():
-        notes.append("attention ops with a paged or custom KV layout: their KV bytes and FLOPs are not read from "
-                     "shapes, so the floor of those steps counts weights only")
+        notes.append(note("sol.attention_layout"))
     if not shaped.any() and spec is None and n:
-        has_dims = _any_dims(trace.cpu_ops)
-        notes.append("speed of light unknown: " + (
-            "the steps' kernels carry no op shapes" if has_dims else
-            "the trace has no op shapes (torch.profiler record_shapes=True)") +
-            "; pass --model config.json (with --batch and --context) for the floor on step time")
+        notes.append(note("sol.unknown", _any_dims(trace.cpu_ops)))
     bytes_ = wb + np.where(np.isnan(kv), 0.0, kv)
     peak, pnotes = trace_peak(trace.meta, opts.peak_bw, opts.peak_flops)
     notes += pnotes
@@ -1031,9 +1006,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
         abw = np.where(at > 0, kv / at * 1e9, np.nan)
     over = (floor > span * 1.05) & (span > 0)
     if over.any():
-        notes.append(f"the speed-of-light floor exceeds the measured span on {int(over.sum())} of {n} step(s): those "
-                     "steps are not whole forward passes (check the step boundaries, --steps) or the evidence does not "
-                     "match the run (--model, --batch, --context, --peak-bw)")
+        notes.append(note("sol.floor_over_span", counts=(int(over.sum()), n)))
     cols = {"tokens": np.where(np.isnan(tokens), -1, tokens).astype(np.int64), "sol_source": src, "sol_weight_bytes": wb, "sol_kv_bytes": kv, "sol_bytes": bytes_,
             "sol_activation_bytes": act, "sol_flops": fl, "sol_dtype": dtype,
             "sol_gpu": np.full(n, peak.name if peak else "", object), "peak_bw_Bps": pbw,
@@ -1044,7 +1017,7 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
     return out, _dedupe(notes)
 
 
-def _dedupe(xs: list[str]) -> list[str]:
+def _dedupe(xs: list[Note]) -> list[Note]:
     seen, out = set(), []
     for x in xs:
         if x not in seen:
@@ -1093,25 +1066,19 @@ def _model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarr
 
 # === summaries =================================================================================
 
-SUMMARY_KEYS = ("bytes_per_step", "flops_per_step", "source", "peak_bw_Bps", "peak_flops", "min_step_ns",
-                "hbm_efficiency", "mfu")
-
-
-def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
-    """`summary.by_kind.<kind>.speed_of_light` from the per-step columns (steady steps: warm-up
-    excluded as in the other summaries). Means per step for bytes, FLOPs and the floor; efficiencies
-    are ratios of sums (floor time over span), like the bucket shares."""
+def section(steps: pd.DataFrame, kind: str) -> SolSummary:
+    """A kind's speed of light from the per-step columns (steady steps, as the other summaries):
+    means per step for bytes, FLOPs and the floor; efficiencies are ratios of sums (floor time over
+    span), like the bucket shares; bounds are medians over the steps."""
     s = steps[steps["kind"] == kind] if "kind" in steps.columns else steps
-    if "warmup" in s.columns and (~s["warmup"].astype(bool)).any():
-        s = s[~s["warmup"].astype(bool)]
-    out: dict[str, Any] = {k: None for k in SUMMARY_KEYS}
-    out["source"] = "unknown"
+    if "warmup" in s.columns and len(s):
+        s = steady(s)
     if "sol_source" not in s.columns or not len(s):
-        return out
+        return SolSummary()
     srcs = s["sol_source"].astype(str)
     known = s[srcs != "unknown"]
     if not len(known):
-        return out
+        return SolSummary()
     top = known["sol_source"].astype(str).value_counts().index[0]
     k = known[known["sol_source"].astype(str) == top]
     span = k["span_ns"].to_numpy(np.float64)
@@ -1123,96 +1090,70 @@ def summarize(steps: pd.DataFrame, kind: str) -> dict[str, Any]:
     t_mem = k["sol_bytes"].to_numpy(np.float64) / k["peak_bw_Bps"].to_numpy(np.float64) * 1e9
     t_fl = k["sol_flops"].to_numpy(np.float64) / k["peak_flops"].to_numpy(np.float64) * 1e9
     ok_m, ok_f = ~np.isnan(t_mem), ~np.isnan(t_fl)
-    out.update({
-        "source": top, "steps": int(len(k)), "steps_unknown": int(len(s) - len(known)),
-        "bytes_per_step": mean("sol_bytes"), "weight_bytes_per_step": mean("sol_weight_bytes"),
-        "kv_bytes_per_step": mean("sol_kv_bytes"), "activation_bytes_per_step": mean("sol_activation_bytes"),
-        "flops_per_step": mean("sol_flops"),
-        "tokens_per_step": float(k["tokens"][k["tokens"] >= 0].mean()) if (k["tokens"] >= 0).any() else None,
-        "dtype": str(k["sol_dtype"].astype(str).mode().iloc[0]) if len(k) else "",
-        "peak_bw_Bps": mean("peak_bw_Bps"), "peak_flops": mean("peak_flops"), "min_step_ns": mean("min_step_ns"),
-        "mean_span_ns": float(span.mean()),
-        "hbm_efficiency": float(t_mem[ok_m].sum() / span[ok_m].sum()) if ok_m.any() and span[ok_m].sum() > 0 else None,
-        "mfu": float(t_fl[ok_f].sum() / span[ok_f].sum()) if ok_f.any() and span[ok_f].sum() > 0 else None,
-        "memory_time_ns": float(np.mean(t_mem[ok_m])) if ok_m.any() else None,
-        "compute_time_ns": float(np.mean(t_fl[ok_f])) if ok_f.any() else None,
-    })
+    out = SolSummary(
+        bytes_per_step=mean("sol_bytes"), flops_per_step=mean("sol_flops"), source=top,
+        peak_bw_Bps=mean("peak_bw_Bps"), peak_flops=mean("peak_flops"), min_step_ns=mean("min_step_ns"),
+        hbm_efficiency=float(t_mem[ok_m].sum() / span[ok_m].sum()) if ok_m.any() and span[ok_m].sum() > 0 else None,
+        mfu=float(t_fl[ok_f].sum() / span[ok_f].sum()) if ok_f.any() and span[ok_f].sum() > 0 else None,
+        steps=int(len(k)), steps_unknown=int(len(s) - len(known)),
+        weight_bytes_per_step=mean("sol_weight_bytes"), kv_bytes_per_step=mean("sol_kv_bytes"),
+        activation_bytes_per_step=mean("sol_activation_bytes"),
+        tokens_per_step=float(k["tokens"][k["tokens"] >= 0].mean()) if (k["tokens"] >= 0).any() else None,
+        dtype=str(k["sol_dtype"].astype(str).mode().iloc[0]) if len(k) else "",
+        mean_span_ns=float(span.mean()),
+        memory_time_ns=float(np.mean(t_mem[ok_m])) if ok_m.any() else None,
+        compute_time_ns=float(np.mean(t_fl[ok_f])) if ok_f.any() else None)
     lt = k["linear_time_ns"].to_numpy(np.float64) if "linear_time_ns" in k.columns else np.zeros(len(k))
     wb = k["linear_bw_Bps"].to_numpy(np.float64) * lt / 1e9  # bytes the linear kernels read
     m = (lt > 0) & ~np.isnan(wb)
     if m.any():
-        out["linear_bw_Bps"] = float(wb[m].sum() / lt[m].sum() * 1e9)
-        bw = out["peak_bw_Bps"]
-        out["linear_bw_fraction"] = out["linear_bw_Bps"] / bw if bw else None
+        out.linear_bw_Bps = float(wb[m].sum() / lt[m].sum() * 1e9)
+        out.linear_bw_fraction = out.linear_bw_Bps / out.peak_bw_Bps if out.peak_bw_Bps else None
     at = k["attention_time_ns"].to_numpy(np.float64) if "attention_time_ns" in k.columns else np.zeros(len(k))
     kvb = k["sol_kv_bytes"].to_numpy(np.float64)
     m = (at > 0) & ~np.isnan(kvb)
     if m.any():
-        out["attention_bw_Bps"] = float(kvb[m].sum() / at[m].sum() * 1e9)
+        out.attention_bw_Bps = float(kvb[m].sum() / at[m].sum() * 1e9)
     # bounds, median over the steps like every bound in the summary: the whole step at its floor,
     # and the linear kernels at theirs (their exposed time shrunk by linear_min / linear time)
     with np.errstate(divide="ignore", invalid="ignore"):
         floor = k["min_step_ns"].to_numpy(np.float64)
         ok = floor > 0
-        out["bound"] = float(np.median(span[ok] / floor[ok])) if ok.any() else None
+        out.bound = float(np.median(span[ok] / floor[ok])) if ok.any() else None
         if "linear_min_ns" in k.columns and "linear_exposed_ns" in k.columns:
             lmin = k["linear_min_ns"].to_numpy(np.float64)
             lx = k["linear_exposed_ns"].to_numpy(np.float64)
             ok = (lt > 0) & ~np.isnan(lmin)
             if ok.any():
                 saved = lx[ok] * np.clip(1 - lmin[ok] / lt[ok], 0, 1)
-                out["linear_min_ns"] = float(np.mean(lmin[ok]))
-                out["linear_bound"] = float(np.median(span[ok] / (span[ok] - saved)))
+                out.linear_min_ns = float(np.mean(lmin[ok]))
+                out.linear_bound = float(np.median(span[ok] / (span[ok] - saved)))
     gpu = str(k["sol_gpu"].iloc[0]) if "sol_gpu" in k.columns and len(k) else ""
     if gpu:
         row = next((r for r in load_gpus() if r["name"] == gpu), None)
         src = [row["source"]] if row else ["the command line"]
-        if row and out["peak_bw_Bps"] is not None and out["peak_bw_Bps"] != row["hbm_Bps"]:
+        if row and out.peak_bw_Bps is not None and out.peak_bw_Bps != row["hbm_Bps"]:
             src.append("--peak-bw on the command line")
-        if row and out["peak_flops"] is not None and out["peak_flops"] not in row.get("flops", {}).values():
+        if row and out.peak_flops is not None and out.peak_flops not in row.get("flops", {}).values():
             src.append("--peak-flops on the command line")
-        out["gpu"], out["peak_source"] = gpu, "; ".join(src)
+        out.gpu, out.peak_source = gpu, "; ".join(src)
     return out
 
 
-def add_summary(summary: dict[str, Any], steps: pd.DataFrame) -> None:
-    """Put `speed_of_light` into every `summary.by_kind.<kind>` (in place)."""
-    for kind, d in (summary.get("by_kind") or {}).items():
-        d["speed_of_light"] = summarize(steps, kind)
-
-
-def candidates(kind: str, d: dict[str, Any]) -> list[dict[str, Any]]:
-    """Speed-of-light candidates for "What to fix first", from `summary.by_kind.<kind>` (the
-    signature of findings.SOURCES): each {"what", "bound", "evidence"}.
-
-    - the whole step at its physical floor: bound = span / min_step_ns (median over steps), a
-      ceiling on every fix together;
-    - the linear kernels at their own floor (the weights they read at peak bandwidth, or their
-      FLOPs at peak): bound = span / (span - exposed linear time x (1 - floor / linear time))."""
-    sl = (d or {}).get("speed_of_light") or {}
-    if sl.get("source") in (None, "unknown") or not sl.get("min_step_ns") or not sl.get("bound"):
+def candidates(kind: str, sl: SolSummary) -> list[Finding]:
+    """Speed-of-light candidates for "what to fix first" (findings.SOURCES):
+    - "sol.step": the whole step at its physical floor: bound = span / min_step_ns (median over
+      steps), a ceiling on every fix together; args: kind, compute-bound (bool), mean span, floor,
+      bytes and FLOPs per step, source, the efficiency (MFU or HBM), GPU;
+    - "sol.linear": the linear kernels at their own floor (the weights they read at peak bandwidth,
+      or their FLOPs at peak): bound = span / (span - exposed linear time x (1 - floor / linear
+      time)); args: their bandwidth, its fraction of peak, their floor per step."""
+    if sl.source in (None, "unknown") or not sl.min_step_ns or not sl.bound:
         return []
-    span = sl["mean_span_ns"]
-    compute = (sl.get("compute_time_ns") or 0) > (sl.get("memory_time_ns") or 0)
-    eff = sl["mfu"] if compute else sl["hbm_efficiency"]
-    out = [{"what": f"{kind} step at its speed of light ({'compute' if compute else 'HBM bandwidth'} floor)",
-            "bound": sl["bound"],
-            "evidence": (f"{span / 1e6:.3g} ms per step, floor {sl['min_step_ns'] / 1e6:.3g} ms: "
-                         f"{human_bytes(sl['bytes_per_step'])}" +
-                         (f", {human_rate(sl['flops_per_step'], 'FLOP')}" if sl.get("flops_per_step") else "") +
-                         f" per step from {sl['source']}; {'MFU' if compute else 'HBM efficiency'} {eff:.1%}" +
-                         (f" on {sl['gpu']}" if sl.get("gpu") else ""))}]
-    if sl.get("linear_bound") and sl.get("linear_bw_fraction"):
-        out.append({"what": "linear kernels at their speed of light (peak bandwidth or FLOP/s)",
-                    "bound": sl["linear_bound"],
-                    "evidence": (f"linear kernels read weights at {human_rate(sl['linear_bw_Bps'], 'B/s')} "
-                                 f"({sl['linear_bw_fraction']:.0%} of peak); their floor is "
-                                 f"{sl['linear_min_ns'] / 1e6:.3g} ms per step")})
+    compute = (sl.compute_time_ns or 0) > (sl.memory_time_ns or 0)
+    eff = sl.mfu if compute else sl.hbm_efficiency
+    out = [Finding("sol.step", sl.bound, (kind, compute, sl.mean_span_ns, sl.min_step_ns, sl.bytes_per_step,
+                                          sl.flops_per_step or None, sl.source, eff, sl.gpu or None))]
+    if sl.linear_bound and sl.linear_bw_fraction:
+        out.append(Finding("sol.linear", sl.linear_bound, (sl.linear_bw_Bps, sl.linear_bw_fraction, sl.linear_min_ns)))
     return out
-
-
-def finding(summary: dict[str, Any], kind: str | None = None) -> dict[str, Any] | None:
-    """The whole-step floor candidate (see `candidates`) of the summary's main kind, or None."""
-    kind = kind or summary.get("kind")
-    c = candidates(kind, (summary.get("by_kind") or {}).get(kind) or {})
-    return c[0] if c else None

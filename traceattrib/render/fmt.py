@@ -31,6 +31,35 @@ def bound(x: float) -> str:
     return f"{x:.2f}x"
 
 
+def human_bytes(b: float) -> str:
+    """Bytes with a decimal unit, 3 significant digits: 1.23 GB."""
+    for unit, f in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= f:
+            return f"{b / f:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def human_rate(r: float, unit: str) -> str:
+    """A count per something with a decimal prefix, 3 significant digits: 989 TFLOP/s."""
+    for p, f in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6)):
+        if r >= f:
+            return f"{r / f:.3g} {p}{unit}"
+    return f"{r:.3g} {unit}"
+
+
+def rank_list(ranks) -> str:
+    """'0-3, 6, 8-9' from rank ids."""
+    rs = sorted(set(ranks))
+    out, i = [], 0
+    while i < len(rs):
+        j = i
+        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
+            j += 1
+        out.append(f"{rs[i]}-{rs[j]}" if j > i else str(rs[i]))
+        i = j + 1
+    return ", ".join(out)
+
+
 def trunc(s: str, width: int) -> str:
     return s if len(s) <= width else s[: width - 1] + "…"
 
@@ -62,46 +91,47 @@ EVIDENCE_TEXT = {
 
 def steps_line(rep) -> str:
     """'steps: 11 (10 decode, 1 prefill), 2 ranks, from ...: why' (the chooser's reason when known)."""
-    counts = rep.summary.get("step_counts", {})
+    from .notes import text
+
+    counts = rep.summary.step_counts
     ctext = ", ".join(f"{n} {k}" for k, n in counts.items())
     nranks = rep.steps["rank"].nunique() if len(rep.steps) else 0
     if nranks > 1:
         ctext += f", over {nranks} ranks"
-    why = rep.summary.get("evidence_why") or "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
+    why = rep.summary.evidence_why
+    why = text(why) if why is not None else "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
     return f"steps: {sum(counts.values())} ({ctext}) {why}"
 
 
-def sol_line(kind: str, d: dict | None) -> str:
-    """The speed-of-light sentence of one step kind (summary.by_kind.<kind>.speed_of_light)."""
-    from ..sol import human_bytes, human_rate
-
-    if not d or d.get("source") == "unknown" or d.get("bytes_per_step") is None:
+def sol_line(kind: str, d) -> str:
+    """The speed-of-light sentence of one step kind (a report.SolSummary)."""
+    if d is None or d.source == "unknown" or d.bytes_per_step is None:
         return ("speed of light: unknown (no op shapes for these steps' GEMMs: pass --model config.json with "
                 "--batch and --context, or capture eagerly with torch.profiler record_shapes=True)")
-    span = d.get("mean_span_ns") or 0
-    src = f" (from {d['source']}" + (f", {d['gpu']}" if d.get("gpu") else "") + ")"
-    bw, pf = d.get("peak_bw_Bps"), d.get("peak_flops")
-    flops = f"{human_rate(d['flops_per_step'], 'FLOP')}" if d.get("flops_per_step") else None
+    span = d.mean_span_ns or 0
+    src = f" (from {d.source}" + (f", {d.gpu}" if d.gpu else "") + ")"
+    bw, pf = d.peak_bw_Bps, d.peak_flops
+    flops = f"{human_rate(d.flops_per_step, 'FLOP')}" if d.flops_per_step else None
     if not bw and not pf:
-        return (f"speed of light: the step is {span / 1e6:.3g} ms and reads {human_bytes(d['bytes_per_step'])}"
+        return (f"speed of light: the step is {span / 1e6:.3g} ms and reads {human_bytes(d.bytes_per_step)}"
                 + (f", does {flops}" if flops else "") + "; GPU peaks unknown (pass --peak-bw and --peak-flops)"
                 + src)
     parts = [f"the step is {span / 1e6:.3g} ms"]
-    compute = (d.get("compute_time_ns") or 0) > (d.get("memory_time_ns") or 0)
+    compute = (d.compute_time_ns or 0) > (d.memory_time_ns or 0)
     if compute:
-        parts.append(f"{flops} at {human_rate(pf, 'FLOP/s')}{' ' + d['dtype'] if d.get('dtype') else ''} "
-                     f"take {d['compute_time_ns'] / 1e6:.3g} ms")
-        parts.append(f"MFU {pct(d['mfu'])}")
-        if d.get("hbm_efficiency") is not None:
-            parts.append(f"HBM efficiency {pct(d['hbm_efficiency'])}")
+        parts.append(f"{flops} at {human_rate(pf, 'FLOP/s')}{' ' + d.dtype if d.dtype else ''} "
+                     f"take {d.compute_time_ns / 1e6:.3g} ms")
+        parts.append(f"MFU {pct(d.mfu)}")
+        if d.hbm_efficiency is not None:
+            parts.append(f"HBM efficiency {pct(d.hbm_efficiency)}")
     else:
         if bw:
-            parts.append(f"reading {human_bytes(d['bytes_per_step'])} at {human_rate(bw, 'B/s')} takes "
-                         f"{d['memory_time_ns'] / 1e6:.3g} ms")
-            parts.append(f"HBM efficiency {pct(d['hbm_efficiency'])}")
-        if kind != "decode" and d.get("mfu") is not None:
-            parts.append(f"MFU {pct(d['mfu'])}")
-    if d.get("linear_bw_Bps") and d.get("linear_bw_fraction"):
-        parts.append(f"linear kernels read weights at {human_rate(d['linear_bw_Bps'], 'B/s')} "
-                     f"({d['linear_bw_fraction']:.0%} of peak)")
+            parts.append(f"reading {human_bytes(d.bytes_per_step)} at {human_rate(bw, 'B/s')} takes "
+                         f"{d.memory_time_ns / 1e6:.3g} ms")
+            parts.append(f"HBM efficiency {pct(d.hbm_efficiency)}")
+        if kind != "decode" and d.mfu is not None:
+            parts.append(f"MFU {pct(d.mfu)}")
+    if d.linear_bw_Bps and d.linear_bw_fraction:
+        parts.append(f"linear kernels read weights at {human_rate(d.linear_bw_Bps, 'B/s')} "
+                     f"({d.linear_bw_fraction:.0%} of peak)")
     return "speed of light: " + "; ".join(parts) + src

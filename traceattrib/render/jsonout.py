@@ -1,4 +1,11 @@
-"""JSON (the stable contract documented in the README) and CSV (one row per step)."""
+"""JSON (the stable contract documented in the README) and CSV (one row per step).
+
+The JSON is the typed report as data (`plain`): a struct is an object with its fields in order, an
+UNSET field is left out, the fields a struct names in `__inline__` put their own fields into its
+object, a note is its sentence and a finding {"what", "bound", "evidence"}. `Document` and the
+types under it describe the rest of the document: render/contract.py writes the README's contract
+from them and checks reports against it.
+"""
 from __future__ import annotations
 
 import json
@@ -6,11 +13,147 @@ import math
 from typing import Any
 
 import numpy as np
+from msgspec import UNSET, Struct, UnsetType
 
 from .. import __version__, idle
 from ..analysis import Report
+from ..notes import Note
+from ..report import Finding, Summary
+from .findings import as_dict
+from .notes import text, texts
 
 SCHEMA_VERSION = 1
+
+
+def plain(x: Any) -> Any:
+    """A typed value as JSON-able data (see the module docstring); numbers stay as they are."""
+    if isinstance(x, Note):
+        return text(x)
+    if isinstance(x, Finding):
+        return as_dict(x)
+    if hasattr(x, "__struct_fields__"):
+        inline = getattr(type(x), "__inline__", ())
+        out: dict[str, Any] = {}
+        for f in x.__struct_fields__:
+            v = getattr(x, f)
+            if v is UNSET:
+                continue
+            if f in inline:
+                if v is not None:
+                    out.update(plain(v))
+            else:
+                out[f] = plain(v)
+        return out
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def summary_dict(s: Summary) -> dict[str, Any]:
+    """The summary as schema_version 1 writes it (`evidence_why` "" when unknown)."""
+    d = plain(s)
+    if d.get("evidence_why") is None:
+        d["evidence_why"] = ""
+    return d
+
+
+# --- the document around the summary (what render/contract.py writes the contract from) -----------
+
+class TraceInfo(Struct):
+    """The trace the report is about, from its reader."""
+
+    path: str | None
+    format: str | None  # nsys | torch
+    profiler: str | None
+    profiler_version: str | None
+    schema_version: Any
+    gpus: list[str] | None
+    devices: list[int] | None
+    ranks: list[int] | None
+    world_size: int | None
+
+
+class StepBucket(Struct):
+    time_ns: int
+    exposed_ns: int
+    count: int
+
+
+class StepCollective(Struct):
+    """One collective in one step: calls, mean call; bytes (total, null unknown), wait + transfer =
+    the calls' time."""
+
+    count: int
+    mean_ns: float
+    bytes: int | None | UnsetType = UNSET
+    wait_ns: int | UnsetType = UNSET
+    transfer_ns: int | UnsetType = UNSET
+
+
+class StepSpeedOfLight(Struct):
+    """The step's floor (sol.step_columns); null where unknown."""
+
+    source: str | UnsetType = UNSET  # shapes | model | unknown
+    weight_bytes: float | None | UnsetType = UNSET
+    kv_bytes: float | None | UnsetType = UNSET
+    bytes: float | None | UnsetType = UNSET
+    activation_bytes: float | None | UnsetType = UNSET
+    flops: float | None | UnsetType = UNSET
+    dtype: str | UnsetType = UNSET
+    gpu: str | UnsetType = UNSET
+    peak_bw_Bps: float | None | UnsetType = UNSET
+    peak_flops: float | None | UnsetType = UNSET
+    min_step_ns: float | None | UnsetType = UNSET
+    hbm_efficiency: float | None | UnsetType = UNSET
+    mfu: float | None | UnsetType = UNSET
+    linear_bw_Bps: float | None | UnsetType = UNSET
+    attention_bw_Bps: float | None | UnsetType = UNSET
+    linear_min_ns: float | None | UnsetType = UNSET
+
+
+class Step(Struct):
+    """One step: its window on the GPU timeline and its time by bucket (exposed + overlap + idle =
+    span exactly)."""
+
+    index: int
+    rank: int
+    name: str
+    kind: str  # decode | prefill | mixed | unknown
+    kind_evidence: str  # what decided the kind ("" when unknown)
+    tokens: int | None
+    layers: int | None
+    warmup: bool
+    outlier: bool
+    start_ns: int
+    end_ns: int
+    span_ns: int
+    busy_ns: int
+    idle_ns: int
+    overlap_ns: int
+    buckets: dict[str, StepBucket]
+    speedup_bound_if_removed: dict[str, float | None]  # null when the bucket is the whole span
+    collectives: dict[str, StepCollective]
+    speed_of_light: StepSpeedOfLight
+    idle_causes_ns: dict[str, int] | UnsetType = UNSET  # sum to idle_ns exactly
+    idle_launch_queued_ns: int | UnsetType = UNSET  # part of launch: the next op already queued
+
+
+class Document(Struct):
+    """`traceattrib report --format json`."""
+
+    traceattrib_version: str
+    schema_version: int
+    trace: TraceInfo
+    evidence: str  # regex | annotations | python_frames | cuda_graphs | detected | whole_trace | none
+    evidence_why: str  # what the source found, why it passed the cross-check
+    buckets: list[str]
+    notes: list[str]
+    steps: list[Step]
+    summary: Summary
 
 
 def to_dict(rep: Report) -> dict[str, Any]:
@@ -39,13 +182,15 @@ def to_dict(rep: Report) -> dict[str, Any]:
             steps[-1]["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
             steps[-1]["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
     meta = rep.meta
+    summary = summary_dict(rep.summary)
+    why = summary["evidence_why"]
     return _clean({
         "traceattrib_version": __version__, "schema_version": SCHEMA_VERSION,
         "trace": {k: meta.get(k) for k in ("path", "format", "profiler", "profiler_version", "schema_version",
                                            "gpus", "devices", "ranks", "world_size")},
-        "evidence": rep.evidence, "evidence_why": rep.summary.get("evidence_why", ""),
-        "buckets": list(rep.buckets), "notes": rep.notes,
-        "steps": steps, "summary": rep.summary,
+        "evidence": rep.evidence, "evidence_why": why,
+        "buckets": list(rep.buckets), "notes": texts(rep.notes),
+        "steps": steps, "summary": summary,
     })
 
 

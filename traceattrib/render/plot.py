@@ -62,7 +62,7 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
     row = st[(st["rank"] == rank) & (st["index"] == step)]
     if not len(row):
         from ..errors import TraceError
-        raise TraceError(f"--step {step}: no such step (steps are 0..{int(st['index'].max())})")
+        raise TraceError(f"{{step}} {step}: no such step (steps are 0..{int(st['index'].max())})", "step")
     sid = int(row.index[0])
     t0 = int(row["start_ns"].iloc[0])
     parts = []

@@ -43,13 +43,18 @@ def clean(s: Any, keep_newlines: bool = False) -> str:
 
 
 def clean_obj(x: Any) -> Any:
-    """`clean` applied to every string (keys included) of nested dicts, lists and tuples."""
+    """`clean` applied to every string (keys included) of nested dicts, lists, tuples and typed
+    values (msgspec Structs: a report's sections, notes)."""
     if isinstance(x, (str, bytes, bytearray)):
         return clean(x)
     if isinstance(x, dict):
         return {clean_obj(k): clean_obj(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return type(x)(clean_obj(v) for v in x)
+    if hasattr(x, "__struct_fields__"):
+        import msgspec
+
+        return msgspec.structs.replace(x, **{f: clean_obj(getattr(x, f)) for f in x.__struct_fields__})
     return x
 
 

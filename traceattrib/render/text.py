@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from .. import analysis, idle
 from ..analysis import Report
+from ..report import KINDS, KindSummary
 from . import comm
+from .findings import advice, evidence, what
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
+from .notes import texts
 
 WIDTH = 100
-KIND_ORDER = ("decode", "prefill", "mixed", "unknown")
 MAIN_BUCKETS = ("linear", "attention", "communication", "cast")  # the per-rank and per-step columns
 
 
@@ -17,18 +19,18 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
     out.extend(_wrap(steps_line(rep), WIDTH, "  "))
     out.extend(fix_first(rep))
-    for kind in KIND_ORDER:  # with 2+ ranks the job comes first (render/comm.py)
+    for kind in KINDS:  # with 2+ ranks the job comes first (render/comm.py)
         job = comm.job_text(rep.summary, rep.buckets, kind)
         if job:
             w("")
             out.extend(job)
-    for kind in KIND_ORDER:
-        d = rep.summary.get("by_kind", {}).get(kind)
-        if not d:
+    for kind in KINDS:
+        ks = rep.summary.by_kind.get(kind)
+        if not ks:
             continue
         w("")
-        out.extend(_kind_block(rep, kind, d))
-    if rep.summary.get("by_rank"):
+        out.extend(_kind_block(rep, kind, ks))
+    if rep.summary.by_rank:
         w("")
         out.extend(rank_table(rep))
     if per_step:
@@ -37,48 +39,49 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     if rep.notes:
         w("")
         w("notes:")
-        for n in rep.notes:
+        for n in texts(rep.notes):
             out.extend(_wrap("- " + n, WIDTH, "  "))
     return "\n".join(out) + "\n"
 
 
-def _kind_block(rep: Report, kind: str, d: dict) -> list[str]:
+def _kind_block(rep: Report, kind: str, ks: KindSummary) -> list[str]:
     out = []
     w = out.append
+    d = ks.attribution
     flags = []
-    if d["warmup_steps"]:
-        flags.append(f"{d['warmup_steps']} warm-up excluded")
-    if d["outlier_steps"]:
-        flags.append(f"{d['outlier_steps']} outlier(s)")
+    if d.warmup_steps:
+        flags.append(f"{d.warmup_steps} warm-up excluded")
+    if d.outlier_steps:
+        flags.append(f"{d.outlier_steps} outlier(s)")
     ftxt = f" ({', '.join(flags)})" if flags else ""
-    w(trunc(f"{kind.upper()}  {d['steps']} step(s){ftxt} · median span {dur(d['median_span_ns'])} · "
-            f"p90 {dur(d['p90_span_ns'])} · idle {pct(d['idle_share'])}", WIDTH))
+    w(trunc(f"{kind.upper()}  {d.steps} step(s){ftxt} · median span {dur(d.median_span_ns)} · "
+            f"p90 {dur(d.p90_span_ns)} · idle {pct(d.idle_share)}", WIDTH))
     w(f"{'per step (mean, ms)':<21}{'time':>9}{'share':>7}{'exposed':>9}{'share':>7}{'count':>7}"
       f"{'bound if removed':>18}{'p90':>8}")
     for b in rep.buckets:
         label = b + (" (unclassified)" if b == "other" else "")
-        w(f"{label:<21}{ms(d['mean_time_ns'][b]):>9}{pct(d['bucket_share'][b]):>7}{ms(d['mean_exposed_ns'][b]):>9}"
-          f"{pct(d['exposed_share'][b]):>7}{d['mean_count'][b]:>7.0f}"
-          f"{'≤ ' + bound(d['speedup_bound_if_removed'][b]):>18}{bound(d['speedup_bound_if_removed_p90'][b]):>8}")
-    w(f"{'overlapped':<21}{'':>16}{ms(d['mean_overlap_ns']):>9}{pct(d['overlap_share']):>7}")
-    w(f"{'idle':<21}{'':>16}{ms(d['mean_idle_ns']):>9}{pct(d['idle_share']):>7}")
-    out.extend(idle_rows(d))
-    w(f"{'span':<21}{'':>16}{ms(d['mean_span_ns']):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
-    out.extend(idle_advice(d))
-    out.extend(_wrap(sol_line(kind, d.get("speed_of_light")), WIDTH, "  "))  # speed of light (sol.py)
-    for v in (d.get("what_if") or {}).values():
-        w(trunc(f"what if {v['bucket']} were {v['factor']:g}x faster: at most {bound(v['speedup_bound'])} "
-                f"(p90 {bound(v['speedup_bound_p90'])})", WIDTH))
-    colls = {c: v for c, v in (d.get("collectives") or {}).items() if isinstance(v, dict)}
+        w(f"{label:<21}{ms(d.mean_time_ns[b]):>9}{pct(d.bucket_share[b]):>7}{ms(d.mean_exposed_ns[b]):>9}"
+          f"{pct(d.exposed_share[b]):>7}{d.mean_count[b]:>7.0f}"
+          f"{'≤ ' + bound(d.speedup_bound_if_removed[b]):>18}{bound(d.speedup_bound_if_removed_p90[b]):>8}")
+    w(f"{'overlapped':<21}{'':>16}{ms(d.mean_overlap_ns):>9}{pct(d.overlap_share):>7}")
+    w(f"{'idle':<21}{'':>16}{ms(d.mean_idle_ns):>9}{pct(d.idle_share):>7}")
+    out.extend(idle_rows(ks))
+    w(f"{'span':<21}{'':>16}{ms(d.mean_span_ns):>9}{pct(1.0):>7}   (exposed + overlapped + idle = span)")
+    out.extend(idle_advice(ks))
+    out.extend(_wrap(sol_line(kind, ks.speed_of_light), WIDTH, "  "))  # speed of light (sol.py)
+    for v in (d.what_if or {}).values():
+        w(trunc(f"what if {v.bucket} were {v.factor:g}x faster: at most {bound(v.speedup_bound)} "
+                f"(p90 {bound(v.speedup_bound_p90)})", WIDTH))
+    colls = ks.collectives.by_collective
     if colls:
-        parts = [f"{v['per_step']:.0f} {c.replace('_', '-')} (mean {dur(v['mean_ns'])})" for c, v in colls.items()]
+        parts = [f"{v.per_step:.0f} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()]
         w(trunc("communication per step: " + ", ".join(parts), WIDTH))
-    out.extend(comm.collective_text(d, rep.summary.get("link")))
+    out.extend(comm.collective_text(ks, rep.summary.link or None))
     out.extend(comm.what_if_text(rep.summary, kind))
-    if "expected_all_reduce_per_step" in (d.get("collectives") or {}):
-        c = d["collectives"]
-        w(f"expected {c['expected_all_reduce_per_step']} all-reduce per step for --layers "
-          f"{c['expected_all_reduce_per_step'] // 2} (2 per layer): difference {c['all_reduce_difference']:+.0f}")
+    chk = ks.collectives.layers
+    if chk is not None:
+        w(f"expected {chk.expected_all_reduce_per_step} all-reduce per step for --layers "
+          f"{chk.expected_all_reduce_per_step // 2} (2 per layer): difference {chk.all_reduce_difference:+.0f}")
     out.extend(top_kernels(rep, kind))
     return out
 
@@ -91,39 +94,41 @@ IDLE_LABEL = {"launch": "launch (CPU issue)", "sync": "sync (CPU blocked)", "hos
 
 def fix_first(rep: Report) -> list[str]:
     """The three largest opportunities by bound, one line each with the evidence."""
-    fs = rep.summary.get("findings") or []
-    ceil = rep.summary.get("ceiling")
+    fs = rep.summary.findings
+    ceil = rep.summary.ceiling
     if not fs and not ceil:
         return []
-    out = ["", f"What to fix first ({rep.summary.get('kind')} steps; bound = the most the step could speed up):"]
+    out = ["", f"What to fix first ({rep.summary.kind} steps; bound = the most the step could speed up):"]
     for i, f in enumerate(fs, 1):
-        out.extend(_wrap(f"{i}. {f['what']}: ≤ {bound(f['bound'])} · {f['evidence']}", WIDTH, "   "))
+        out.extend(_wrap(f"{i}. {what(f)}: ≤ {bound(f.bound)} · {evidence(f)}", WIDTH, "   "))
     if ceil:
-        out.extend(_wrap(f"Ceiling on all fixes together: the {ceil['what']}, ≤ {bound(ceil['bound'])} · "
-                         f"{ceil['evidence']}", WIDTH, "   "))
+        out.extend(_wrap(f"Ceiling on all fixes together: the {what(ceil)}, ≤ {bound(ceil.bound)} · "
+                         f"{evidence(ceil)}", WIDTH, "   "))
     return out
 
 
-def idle_rows(d: dict) -> list[str]:
+def idle_rows(ks: KindSummary) -> list[str]:
     """Idle split into causes, beside the bucket rows (mean ms per step, share, bound)."""
-    if "idle_causes_share" not in d:
+    d = ks.idle
+    if d is None:
         return []
     out = []
     for c in idle.CAUSES:
         label = "  " + IDLE_LABEL[c]
-        out.append(f"{label:<21}{'':>16}{ms(d['mean_idle_causes_ns'][c]):>9}{pct(d['idle_causes_share'][c]):>7}"
-                   f"{'':>7}{'≤ ' + bound(d['speedup_bound_if_no_idle_cause'][c]):>18}"
-                   f"{bound(d['speedup_bound_if_no_idle_cause_p90'][c]):>8}")
+        out.append(f"{label:<21}{'':>16}{ms(d.mean_idle_causes_ns[c]):>9}{pct(d.idle_causes_share[c]):>7}"
+                   f"{'':>7}{'≤ ' + bound(d.speedup_bound_if_no_idle_cause[c]):>18}"
+                   f"{bound(d.speedup_bound_if_no_idle_cause_p90[c]):>8}")
     return out
 
 
-def idle_advice(d: dict) -> list[str]:
-    if "speedup_bound_if_no_idle" not in d:
+def idle_advice(ks: KindSummary) -> list[str]:
+    d = ks.idle
+    if d is None:
         return []
-    out = [f"if the GPU never waited (no idle): at most {bound(d['speedup_bound_if_no_idle'])} "
-           f"(p90 {bound(d['speedup_bound_if_no_idle_p90'])})"]
-    for c, line in idle.advice(d):
-        out.extend(_wrap(f"{c} idle {pct(d['idle_causes_share'][c])}: {line}", WIDTH, "  "))
+    out = [f"if the GPU never waited (no idle): at most {bound(d.speedup_bound_if_no_idle)} "
+           f"(p90 {bound(d.speedup_bound_if_no_idle_p90)})"]
+    for c, line in advice(d):
+        out.extend(_wrap(f"{c} idle {pct(d.idle_causes_share[c])}: {line}", WIDTH, "  "))
     return out
 
 
@@ -144,11 +149,11 @@ def rank_table(rep: Report) -> list[str]:
     out = ["per rank (exposed share of span):",
            f"{'rank':>4} {'kind':<8}{'steps':>6}{'median span':>13}" + "".join(f"{b[:11]:>12}" for b in main)
            + f"{'idle':>8}{'comm bound':>12}"]
-    for r, kinds in rep.summary["by_rank"].items():
+    for r, kinds in rep.summary.by_rank.items():
         for kind, d in kinds.items():
-            out.append(f"{r:>4} {kind:<8}{d['steps']:>6}{dur(d['median_span_ns']):>13}"
-                       + "".join(f"{pct(d['exposed_share'].get(b, 0)):>12}" for b in main)
-                       + f"{pct(d['idle_share']):>8}{'≤ ' + bound(d['speedup_bound_if_removed'].get('communication', 1.0)):>12}")
+            out.append(f"{r:>4} {kind:<8}{d.steps:>6}{dur(d.median_span_ns):>13}"
+                       + "".join(f"{pct(d.exposed_share.get(b, 0)):>12}" for b in main)
+                       + f"{pct(d.idle_share):>8}{'≤ ' + bound(d.speedup_bound_if_removed.get('communication', 1.0)):>12}")
     return out
 
 

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..errors import TraceError
 from ..model import Trace
+from ..notes import Note, note
 from . import kinds, sources
 from .detect import DISTINCT, Detection
 from .kinds import word_kind
@@ -50,15 +51,15 @@ class Steps:
     ops:   GPU ops (kernels, memops, whole-graph executions) with `step` (-1 = outside steps).
     evidence: the source used: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' |
            'detected' | 'whole_trace'.
-    why:   "from <what the source found>[; why it passed the cross-check]", for the report.
+    why:   what the source found and why it passed the cross-check (a note: "why.from", "why.whole").
     notes: what the user should know (thin evidence, inferred kinds, dropped warm-up, ...).
     """
 
     table: pd.DataFrame
     ops: pd.DataFrame
     evidence: str
-    why: str = ""
-    notes: list[str] = field(default_factory=list)
+    why: Note | None = None
+    notes: list[Note] = field(default_factory=list)
 
 
 def name_kind(name: str, vocab: Vocab | None = None) -> str:
@@ -86,10 +87,10 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
             try:
                 pat = re.compile(regex)
             except re.error as e:
-                raise TraceError(f"--steps: invalid regular expression {regex!r} ({e})") from None
+                raise TraceError(f"{{steps_regex}}: invalid regular expression {regex!r} ({e})", "steps_regex") from None
             c = sources.from_regex(trace, ops, pat, syncs)
             if c is None:
-                raise TraceError(f"--steps {regex!r} matches no range name in the trace")
+                raise TraceError(f"{{steps_regex}} {regex!r} matches no range name in the trace", "steps_regex", "no_match")
             cands.append(c)
             annotated: Iterator[sources.Candidate] = sources.from_annotations(trace, ops, vocab, syncs)
         else:  # the chooser asks for the first annotation family's candidate first
@@ -109,21 +110,18 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
     chosen, why, rejected = _choose(itertools.chain(cands, later()), ops, dets, training=kinds.is_training(trace))
     if chosen is None:
         chosen = sources.whole_trace(ops)
-        why = ("from the whole trace: nothing marks steps and the kernel stream has no repeating forward, "
-               "so the whole trace is one step")
+        why = note("why.whole")
     if chosen.source == "cuda_graphs":
         chosen = sources.add_eager_forwards(chosen, ops, syncs, att)
     ops["step"] = chosen.step
     notes = list(chosen.notes) + rejected
     if chosen.source == "detected":
-        notes.append("no step annotations, Python frames or CUDA-graph launches mark the forwards: steps were "
-                     "detected from the repeating kernel sequence; boundaries are inferred (name steps with "
-                     "NVTX ranges or record_function, or pass --steps REGEX, for exact ones)")
+        notes.append(note("steps.detected"))
     table = _finish(chosen, ops, trace, vocab, att, notes)
     if layers and len(table) and (table["layers"] > 0).any():
         got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
         if got != layers:
-            notes.append(f"--layers {layers} but the steps hold {got} layers each (attention calls per step)")
+            notes.append(note("steps.layers_mismatch", layers, got))
     return Steps(table=table, ops=ops, evidence=chosen.source, why=why, notes=notes)
 
 
@@ -165,7 +163,7 @@ def _choose(cands: Iterable[sources.Candidate], ops: pd.DataFrame, dets: dict[in
     framework's own one-forward annotations, only ranges that may hold several forwards
     (ProfilerStep#N). In a training trace a step is an iteration (forward and backward), which the
     anchor does not describe: annotations are taken as they are."""
-    rejected: list[str] = []
+    rejected: list[Note] = []
     strong = bool(dets) and min(d.ratio for d in dets.values()) >= DISTINCT
     for c in cands:
         counts = forwards_per_step(c, dets)
@@ -175,23 +173,18 @@ def _choose(cands: Iterable[sources.Candidate], ops: pd.DataFrame, dets: dict[in
             v = "unchecked"
         n = len(c.table)
         if c.source == "regex" or v in ("one", "unchecked") or c.source == "detected":
-            why = f"from {c.label}"
-            if v == "one":
-                why += "; each holds one forward pass (checked against the kernel stream)"
-            elif c.source == "regex" and v != "unchecked":
-                rejected.append(f"--steps ranges hold {_forwards_text(counts)} forward passes each, "
-                                "by the kernel stream's once-per-forward kernels")
-            return c, why, rejected
-        rejected.append(f"not used: {n} step(s) from {c.label}: each holds {_forwards_text(counts)} forward "
-                        f"passes ({'more than one forward each' if v == 'many' else 'part of a forward'})")
-    return None, "", rejected
+            if c.source == "regex" and v not in ("one", "unchecked"):
+                rejected.append(note("steps.regex_forwards", *_forwards(counts)))
+            return c, note("why.from", c.label, v == "one"), rejected
+        rejected.append(note("steps.rejected", c.label, *_forwards(counts), v, counts=(n,)))
+    return None, None, rejected
 
 
-def _forwards_text(counts: np.ndarray | None) -> str:
+def _forwards(counts: np.ndarray | None) -> tuple[float | None, float | None]:
+    """(median, mean) forward passes per step; (None, None) when unchecked."""
     if counts is None or not counts.size:
-        return "?"
-    med = float(np.median(counts))
-    return f"{med:.0f}" if med >= 1 else f"{counts.mean():.2f}"
+        return None, None
+    return float(np.median(counts)), float(counts.mean())
 
 
 # --- finishing: GPU windows, kinds, tokens, layers, flags ------------------------------------------
@@ -233,13 +226,13 @@ def _gpu_windows(ops: pd.DataFrame, nsteps: int) -> tuple[np.ndarray, np.ndarray
 
 
 def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
-            att: np.ndarray | None, notes: list[str]) -> pd.DataFrame:
+            att: np.ndarray | None, notes: list[Note]) -> pd.DataFrame:
     """The step table (STEP_COLUMNS) of the chosen candidate; att: per op, True for attention kernels."""
     table = c.table.reset_index(drop=True)
     table["start_ns"], table["end_ns"], table["n_ops"] = _gpu_windows(ops, len(table))
     empty = table["n_ops"].to_numpy() == 0
     if empty.any():
-        notes.append(f"{int(empty.sum())} step range(s) launched no GPU work and are left out")
+        notes.append(note("steps.empty_ranges", counts=(int(empty.sum()),)))
         remap = np.full(len(table), -1, np.int64)
         remap[~empty] = np.arange(int((~empty).sum()))
         ops["step"] = np.where(ops["step"] >= 0, remap[np.maximum(ops["step"].to_numpy(), 0)], -1)
@@ -261,11 +254,10 @@ def _finish(c: sources.Candidate, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
     table["index"] = table.groupby("rank").cumcount()
     table["warmup"], table["outlier"] = kinds.flag(table)
     if table["warmup"].any():
-        notes.append(f"{int(table['warmup'].sum())} warm-up step(s) flagged and left out of the summaries")
+        notes.append(note("steps.warmup", counts=(int(table["warmup"].sum()),)))
     if table["outlier"].any():
-        notes.append(f"{int(table['outlier'].sum())} outlier step(s) flagged (span far from the median); "
-                     "kept in summaries")
+        notes.append(note("steps.outliers", counts=(int(table["outlier"].sum()),)))
     outside = int((ops["step"] < 0).sum())
     if outside:
-        notes.append(f"{outside} GPU op(s) were launched outside every step and are not in any step")
+        notes.append(note("steps.outside", counts=(outside,)))
     return table[STEP_COLUMNS]

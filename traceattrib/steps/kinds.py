@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Trace
+from ..notes import Note, note
 from .ops import name_in, pair_counts
 from .vocab import Vocab
 
@@ -172,12 +173,12 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
 # --- kinds ---------------------------------------------------------------------------------------
 
 def infer_kinds(table: pd.DataFrame, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
-                attention: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+                attention: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, list[Note]]:
     """Kinds and their evidence for steps whose name said nothing. Returns (kind, evidence, notes);
     `table` needs kind (from names), tokens, rank."""
     kind = table["kind"].to_numpy(object).copy()
     ev = np.where(kind != "unknown", "name", "").astype(object)
-    notes: list[str] = []
+    notes: list[Note] = []
     n = len(table)
     todo = kind == "unknown"
     if not todo.any():
@@ -185,7 +186,7 @@ def infer_kinds(table: pd.DataFrame, ops: pd.DataFrame, trace: Trace, vocab: Voc
     sid = ops["step"].to_numpy()
     kern = (ops["kind"] == "kernel").to_numpy() & (sid >= 0)
     if is_training(trace):
-        notes.append("the trace holds backward kernels (training): steps are iterations, not prefill or decode")
+        notes.append(note("steps.training"))
         return kind, ev, notes
     # 1. tokens: decode processes one token per sequence; prefill many
     tok = table["tokens"].to_numpy(np.int64)
@@ -256,7 +257,7 @@ def infer_kinds(table: pd.DataFrame, ops: pd.DataFrame, trace: Trace, vocab: Voc
             kind[rest], ev[rest] = "decode", "span"
     inferred = pd.Series(ev[(ev != "name") & (ev != "")]).value_counts()
     if len(inferred):
-        notes.append("step kinds inferred, not named: " + ", ".join(f"{v} from {k}" for k, v in inferred.items()))
+        notes.append(note("steps.kinds_inferred", *inferred.index, counts=tuple(inferred.to_numpy())))
     return kind, ev, notes
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..model import Trace
+from ..notes import Note, note
 from . import detect
 from .kinds import name_evidence
 from .ops import bin_of, name_in, name_matches, rank_rows
@@ -24,18 +25,18 @@ class Candidate:
     """Steps one source proposes.
 
     source: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' | 'detected' | 'whole_trace'
-    label: what was found, for the report ("vLLM >= 0.14 step ranges", ...)
+    label: what was found, for the report (a note: "label.annotations", ...)
     table: one row per step: rank, name, pid, cpu_start_ns, cpu_end_ns, gpu_side (+ own_*_ns)
     step: per op (rows of the ops table), the table row it belongs to, -1 outside
     forward: 'one' when the source means one forward per step, 'any' when a step may hold several
     """
 
     source: str
-    label: str
+    label: Note
     table: pd.DataFrame
     step: np.ndarray
     forward: str = "one"
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
 
 
 def from_regex(trace: Trace, ops: pd.DataFrame, pat: re.Pattern, syncs: pd.DataFrame) -> Candidate | None:
@@ -43,7 +44,7 @@ def from_regex(trace: Trace, ops: pd.DataFrame, pat: re.Pattern, syncs: pd.DataF
     if not len(rng):
         return None
     step, tab = assign(windows_from_ranges(rng), ops, syncs)
-    return Candidate("regex", f"ranges matching --steps {pat.pattern!r}", tab, step)
+    return Candidate("regex", note("label.regex", pat.pattern), tab, step)
 
 
 def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Iterator[Candidate]:
@@ -61,10 +62,10 @@ def from_annotations(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.Da
             continue
         step, tab = assign(windows_from_ranges(rng), ops, syncs)
         names = list(dict.fromkeys(rng.sort_values("start_ns")["name"].astype(str).tolist()))
-        shown = ", ".join(f"'{n}'" for n in names[:2]) + (", ..." if len(names) > 2 else "")
-        cand = Candidate("annotations", f"{fam.framework} ({shown})", tab, step, forward=fam.forward)
+        cand = Candidate("annotations", note("label.annotations", fam.framework, tuple(names[:2]), len(names) > 2),
+                         tab, step, forward=fam.forward)
         if idle.any():
-            cand.notes.append(f"{int(idle.sum())} step range(s) say no forward ran (zero requests) and are left out")
+            cand.notes.append(note("steps.idle_ranges", counts=(int(idle.sum()),)))
         yield cand
 
 
@@ -91,7 +92,7 @@ def from_frames(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFra
                         "cpu_end_ns": sel["end_ns"].to_numpy(), "gpu_side": False}) \
         .sort_values(["rank", "cpu_start_ns"], kind="stable", ignore_index=True)
     step, tab = assign(win, ops, syncs)
-    return Candidate("python_frames", "Python frames " + ", ".join(names), tab, step)
+    return Candidate("python_frames", note("label.frames", tuple(names)), tab, step)
 
 
 def from_graphs(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFrame) -> Candidate | None:
@@ -132,11 +133,9 @@ def from_graphs(trace: Trace, ops: pd.DataFrame, vocab: Vocab, syncs: pd.DataFra
     win = pd.DataFrame(rows)
     per = sorted(set(win["launches"]))
     step, tab = assign(win[WINDOW_COLUMNS], ops, syncs)
-    label = ("CUDA-graph launches, one per step" if per == [1] else
-             f"CUDA-graph launches grouped by their repeating cycle ({', '.join(map(str, per))} launches per forward)")
     if dropped:
-        notes.append(f"{dropped} partial cycle(s) of graph launches at the trace's edges are not steps")
-    return Candidate("cuda_graphs", label, tab, step, notes=notes)
+        notes.append(note("steps.partial_cycles", counts=(dropped,)))
+    return Candidate("cuda_graphs", note("label.graphs", tuple(int(p) for p in per)), tab, step, notes=notes)
 
 
 def _launch_signatures(trace: Trace, ops: pd.DataFrame, g: pd.DataFrame) -> np.ndarray:
@@ -225,7 +224,7 @@ def detected(trace: Trace, ops: pd.DataFrame, attention: np.ndarray | None = Non
         return None, found
     tab = pd.DataFrame({c: np.concatenate([d[c] for d in cols]) for c in WINDOW_COLUMNS})
     tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
-    return Candidate("detected", "the repeating kernel sequence (model-level period)", tab, step), found
+    return Candidate("detected", note("label.detected"), tab, step), found
 
 
 def whole_trace(ops: pd.DataFrame) -> Candidate:
@@ -238,7 +237,7 @@ def whole_trace(ops: pd.DataFrame) -> Candidate:
         step[grp.index.to_numpy()] = len(rows) - 1
     tab = pd.DataFrame(rows, columns=WINDOW_COLUMNS)
     tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
-    return Candidate("whole_trace", "the whole trace", tab, step, forward="any")
+    return Candidate("whole_trace", note("label.whole"), tab, step, forward="any")
 
 
 def add_eager_forwards(c: Candidate, ops: pd.DataFrame, syncs: pd.DataFrame, attention: np.ndarray | None) -> Candidate:
@@ -294,7 +293,7 @@ def add_eager_forwards(c: Candidate, ops: pd.DataFrame, syncs: pd.DataFrame, att
     remap[order] = np.arange(len(full))
     full = full.iloc[order].reset_index(drop=True)
     new_step = np.where(new_step >= 0, remap[np.maximum(new_step, 0)], -1)
-    notes = c.notes + [f"{len(new_rows)} eager forward(s) beside the graph replays (e.g. a prefill) are steps too"]
+    notes = c.notes + [note("steps.eager_beside_graphs", counts=(len(new_rows),))]
     return Candidate(c.source, c.label, full, new_step, c.forward, notes)
 
 

@@ -1,0 +1,32 @@
+"""Small statistics every summary shares: which steps a summary counts, p90, speedup bounds."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def steady(steps: pd.DataFrame) -> pd.DataFrame:
+    """The steps a summary counts: warm-up steps left out, unless every step is warm-up."""
+    warm = steps["warmup"].to_numpy(bool)
+    return steps[~warm] if (~warm).any() else steps
+
+
+def kind_steps(steps: pd.DataFrame, kind: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(every step of `kind`, the steady ones) of a step table."""
+    all_k = steps[steps["kind"] == kind]
+    return all_k, steady(all_k) if len(all_k) else all_k
+
+
+def p90(x: np.ndarray) -> float:
+    """The 90th percentile as an observed value ('higher': no interpolation between an infinite
+    and a finite bound); NaN when empty."""
+    return float(np.percentile(x, 90, method="higher")) if len(x) else float("nan")
+
+
+def ratio_bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
+    """span / rest, the speedup bound when only `rest` of the span would remain; inf where nothing
+    would (rest <= 0)."""
+    a = np.asarray(span, np.float64)
+    b = np.asarray(rest, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b > 0, a / np.where(b > 0, b, 1), np.inf)
