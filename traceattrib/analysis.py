@@ -11,7 +11,6 @@ workers) and merges the same way, so both give the same report.
 from __future__ import annotations
 
 import dataclasses
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ import pandas as pd
 from msgspec import UNSET
 
 from . import attribute, classify, collectives, comm, findings, idle, sol
+from .concurrency import beside
 from .errors import TraceError
 from .intervals import group_sums
 from .links import Link
@@ -186,8 +186,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     rank = _rank_of(trace)
     # the GPU ops table needs no classification: made in a second thread meanwhile (numpy,
     # which releases the GIL)
-    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-ops") as pool:
-        making = pool.submit(steps.gpu_ops, trace)
+    with beside(steps.gpu_ops, trace, name="traceattrib-ops") as making:
         kc = classify.classify_kernels(trace.kernels, rules)
         mc = classify.classify_memops(trace.memops, rules)
         ops = making.result()
@@ -200,8 +199,8 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         raise
     # idle causes (idle.py) need only the steps: found in a second thread while this one
     # attributes (both are mostly numpy, which releases the GIL: 0.25-0.3 s less on 1M kernels)
-    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-idle") as pool:
-        idle_causes = pool.submit(idle.explain, st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+    with beside(idle.explain, st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges,
+                name="traceattrib-idle") as idle_causes:
         codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
         kstep = _op_step(st, "kernel", len(trace.kernels))

@@ -16,11 +16,11 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from . import cache, classify, comm, sol
 from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split_ranks
+from .concurrency import beside
 from .errors import TraceError
 from .ingest import merge_meta, rank_files, renumbered
 from .progress import ProgressFn, noop
@@ -97,12 +97,10 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
-    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-cache") as pool:
-        stored = [pool.submit(s) for s in stores]
+    with beside(lambda: [s() for s in stores], name="traceattrib-cache") as stored:
         results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
                    for sub, _ in split_ranks(t)]
-        for f in stored:
-            f.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
+        stored.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
     if entry:
         cache.write_results(entry, {k: v for k, v in meta.items() if k not in ("cached", cache.WARNINGS)}, results,
                             st.shared)
