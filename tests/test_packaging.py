@@ -52,4 +52,4 @@ def test_readme_test_command_is_what_ci_runs():
     assert len(commands) == 2 and "traceattrib report fixtures/" in commands[0]
     lines = (ROOT / ".ci" / "run").read_text().splitlines()
     ci = [line for line in lines if line and not line.startswith(("#", "set ", "cd "))]
-    assert ci == [commands[1]]
+    assert ci == ["bash .ci/install-browser", commands[1]]  # the browser of the HTML tests, then the command

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from msgspec import UNSET
 
-from . import attribute, classify, collectives, comm, findings, idle, sol
+from . import attribute, classify, collectives, comm, findings, idle, sol, timeline
 from .concurrency import beside
 from .errors import TraceError
 from .intervals import group_sums
@@ -52,6 +52,8 @@ class RankResult:
     idle_labels: what the CPU did in host and sync idle, per step (idle.IdleCauses.labels);
     buckets: buckets present; evidence/why/notes: how steps were found and what to know.
     regex_unmatched: --steps was given and no range of this rank matches it.
+    shown / detail: the steps a viewer shows op by op (rank, step, why: timeline.shown_rows) and
+    their GPU ops (timeline.COLUMNS).
     kernels/memops: only with keep_ops: bucket, rule and step (row into `steps`, -1 outside) of
     every row of the input tables, in the input's row order.
     """
@@ -68,6 +70,8 @@ class RankResult:
     idle_labels: pd.DataFrame | None = None
     has_launches: bool = True
     regex_unmatched: bool = False
+    shown: pd.DataFrame | None = None
+    detail: pd.DataFrame | None = None
     kernels: pd.DataFrame | None = None
     memops: pd.DataFrame | None = None
 
@@ -75,7 +79,8 @@ class RankResult:
         """The same result under another rank id (rank files renumbered by file order)."""
         tabs = {n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, getattr(self, n)["rank"].dtype))
                 if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
-                for n in ("steps", "collectives", "instances", "idle_labels") if getattr(self, n) is not None}
+                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail")
+                if getattr(self, n) is not None}
         return dataclasses.replace(self, rank=rank, **tabs)
 
 
@@ -88,7 +93,8 @@ class Report:
     steps: the per-step wide table (attribute.Breakdown's columns, the speed-of-light and idle
     columns); collectives: per step and collective, with bytes, wait and transfer (comm.step_table);
     kernel_totals: per rank, kernel time and count inside steps per (kind, warmup, bucket, name), what
-    `top_kernels` reads; comm: bytes, bandwidth, wait/transfer and job figures from the collective
+    `top_kernels` reads; shown / detail: the steps a viewer shows op by op and their ops
+    (traceattrib.timeline); comm: bytes, bandwidth, wait/transfer and job figures from the collective
     instances of every rank (traceattrib.comm; comm.instances holds them, matched across ranks).
     kernels / memops: the trace's kernels / memory ops with `bucket`, `rule` and `step` (row into
     `steps`, -1 outside steps) columns; only from `analyze(trace)`, None when the per-rank part ran
@@ -106,6 +112,14 @@ class Report:
     comm: comm.CommResult | None = None  # bytes, bandwidth, wait/transfer, job figures (traceattrib.comm)
     idle_labels: pd.DataFrame | None = None  # idle.IdleCauses.labels: what the CPU did in host/sync idle
     kernel_totals: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS))
+    shown: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank", "step", "why"]))
+    detail: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=timeline.COLUMNS))
+
+    def _repr_html_(self) -> str:
+        """The HTML report, for notebooks (the renderer is imported here: analyses never need it)."""
+        from .render.html import render
+
+        return render(self)
 
     @property
     def evidence(self) -> str:
@@ -214,10 +228,17 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
+    shown = timeline.shown_rows(bd.steps)
+    detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
+                          shown["row"].to_numpy())
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
                      instances=inst, kernel_totals=totals,
                      buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
-                     has_launches=bool(len(trace.launches)))  # idle notes: from the merged totals
+                     has_launches=bool(len(trace.launches)),  # idle notes: from the merged totals
+                     shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
+                                         "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
+                                         "why": shown["why"].to_numpy()}),
+                     detail=detail)
     if keep_ops:
         res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
                                             "step": kstep}), perm.get("kernels"))
@@ -378,8 +399,13 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
     totals = _concat([r.kernel_totals.assign(rank=np.int32(r.rank))[["rank"] + KERNEL_TOTAL_COLUMNS]
                       for r in results if len(r.kernel_totals)]) if any(len(r.kernel_totals) for r in results) \
         else pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS)
+    frames = [r.shown for r in results if r.shown is not None and len(r.shown)]
+    shown = _concat(frames) if frames else pd.DataFrame(columns=["rank", "step", "why"])
+    frames = [r.detail for r in results if r.detail is not None and len(r.detail)]
+    detail = _concat(frames) if frames else pd.DataFrame(columns=timeline.COLUMNS)
     return Report(meta=dict(meta), steps=tab, collectives=comm.step_table(colls, cr), kernels=None, memops=None,
-                  summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels)
+                  summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels,
+                  shown=shown, detail=detail)
 
 
 def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], labels: pd.DataFrame | None,

@@ -18,7 +18,7 @@ import click
 from . import __version__
 from .errors import TraceError
 
-FORMATS_REPORT = ("text", "md", "json", "csv")
+FORMATS_REPORT = ("text", "md", "json", "csv", "html")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 # library parameters -> the options that set them, for errors about a parameter (errors.TraceError)
@@ -382,6 +382,9 @@ def render_report(rep, fmt: str, per_step: bool = False) -> str:
     if fmt == "csv":
         from .render.jsonout import render_csv
         return render_csv(rep)
+    if fmt == "html":  # names stay as they are: the page shows them as text (render/html.py)
+        from .render.html import render
+        return render(rep)
     from .render.safe import clean_report
     rep = clean_report(rep)
     if fmt == "md":

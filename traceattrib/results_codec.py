@@ -25,8 +25,11 @@ _NEEDED: dict[str, dict[str, str]] = {
                   "group_size": "i"},
     "kernel_totals": {"kind": "s", "warmup": "b", "bucket": "s", "name": "s", "total_ns": "i", "count": "i"},
     "idle_labels": {"rank": "i", "step": "i", "cause": "s", "source": "s", "what": "s", "ns": "i"},
+    "shown": {"rank": "i", "step": "i", "why": "s"},
+    "detail": {"rank": "i", "step": "i", "op": "s", "start_ns": "i", "end_ns": "i", "device": "i", "stream": "i",
+               "bucket": "s", "name": "s"},
 }
-_OPTIONAL = {"idle_labels"}
+_OPTIONAL = {"idle_labels", "shown", "detail"}
 
 
 class Invalid(Exception):
@@ -92,7 +95,8 @@ def decode(blob: bytes) -> tuple[dict, list]:
             raise Invalid(str(e)) from None
         out.append(RankResult(rank=r.rank, evidence=r.evidence, why=why, buckets=tuple(r.buckets), notes=notes,
                               has_launches=r.has_launches, regex_unmatched=r.regex_unmatched,
-                              idle_labels=tabs.get("idle_labels"), **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
+                              idle_labels=tabs.get("idle_labels"), shown=tabs.get("shown"), detail=tabs.get("detail"),
+                              **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
     return got.meta, out
 
 
