@@ -16,7 +16,7 @@ import traceback
 import click
 
 from . import __version__
-from .errors import TraceError
+from .errors import TraceError, warnings_of
 
 FORMATS_REPORT = ("text", "md", "json", "csv")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
@@ -43,7 +43,7 @@ def _warn(meta: dict) -> None:
     when the command succeeds: a failing command prints its one error line only."""
     ctx = click.get_current_context(silent=True)
     pending = ctx.find_root().obj if ctx is not None else None
-    said = list(meta.get("cache_warnings") or []) + list(meta.get("warnings") or [])
+    said = warnings_of(meta)
     if isinstance(pending, list):
         pending.extend(said)
     else:  # called outside `main` (tests invoking the click group directly)
@@ -595,10 +595,9 @@ def _usage_line(e: click.ClickException) -> str:
 
 
 def _first_line(e: BaseException) -> str:
-    from .render.safe import clean
+    from .render.safe import error_line
 
-    text = (e.text(OPTIONS) if isinstance(e, TraceError) else str(e)).strip()
-    return clean(text.splitlines()[0] if text else "")
+    return error_line(e, OPTIONS)
 
 
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
