@@ -1,4 +1,4 @@
-"""Command line: `traceattrib report|info|classify|explain|export|diff|plot|cache`.
+"""Command line: `traceattrib report|info|classify|explain|export|diff|plot|cache|mcp`.
 
 Exit status: 0 done; 1 the `diff --fail-if-slower` gate tripped; 2 bad input or usage (one line
 on stderr, never a traceback); 3 a bug of ours (one line saying so; TRACEATTRIB_DEBUG=1 adds the
@@ -16,10 +16,11 @@ import traceback
 import click
 
 from . import __version__
-from .errors import TraceError
+from .errors import TraceError, warnings_of
 
 FORMATS_REPORT = ("text", "md", "json", "csv", "html")
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+MCP_HINT = "pip install 'traceattrib[mcp]'"
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 # library parameters -> the options that set them, for errors about a parameter (errors.TraceError)
 OPTIONS = {"steps_regex": "--steps", "model": "--model", "link": "--link", "workers": "--workers",
@@ -43,7 +44,7 @@ def _warn(meta: dict) -> None:
     when the command succeeds: a failing command prints its one error line only."""
     ctx = click.get_current_context(silent=True)
     pending = ctx.find_root().obj if ctx is not None else None
-    said = list(meta.get("cache_warnings") or []) + list(meta.get("warnings") or [])
+    said = warnings_of(meta)
     if isinstance(pending, list):
         pending.extend(said)
     else:  # called outside `main` (tests invoking the click group directly)
@@ -576,6 +577,27 @@ def plot(file, output, step, rank, steps_regex, rules, no_cache, cache_dir):
     click.echo(f"wrote {clean(output)}")
 
 
+@cli.command("mcp")
+@click.option("--no-cache", is_flag=True, help="Parse every trace again; do not read or write the Parquet cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Cache location (default: $TRACEATTRIB_CACHE_DIR or the user cache directory).")
+@click.option("--shared-cache", is_flag=True,
+              help="Use a cache directory that other users can write (the same as TRACEATTRIB_CACHE_SHARED=1).")
+def mcp_cmd(no_cache, cache_dir, shared_cache):
+    """Serve the analyses to coding agents: a Model Context Protocol server on stdin/stdout (tools report,
+    steps, top_kernels, explain, diff, findings); needs the `mcp` extra."""
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise TraceError(f"`traceattrib mcp` needs the MCP SDK: {MCP_HINT}") from None
+    from .mcp_server import serve
+    from .store import SHARED_ENV
+
+    if shared_cache:  # this process is the server: for every read it makes
+        os.environ[SHARED_ENV] = "1"
+    serve(use_cache=not no_cache, cache_dir=cache_dir)
+
+
 def _plot_module():
     """render.plot, or a one-line error when matplotlib (the `plot` extra) is not installed."""
     try:
@@ -598,10 +620,9 @@ def _usage_line(e: click.ClickException) -> str:
 
 
 def _first_line(e: BaseException) -> str:
-    from .render.safe import clean
+    from .render.safe import error_line
 
-    text = (e.text(OPTIONS) if isinstance(e, TraceError) else str(e)).strip()
-    return clean(text.splitlines()[0] if text else "")
+    return error_line(e, OPTIONS)
 
 
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2

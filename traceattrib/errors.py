@@ -46,3 +46,10 @@ class TraceError(Exception):
 def input_warning(meta: dict, message: str) -> None:
     """Record a one-line warning about the input in a trace's meta (see the module docstring)."""
     meta.setdefault("warnings", []).append(message)
+
+
+def warnings_of(meta: dict) -> list[str]:
+    """What a front end tells the user about the input of a report or trace: what its cache
+    entries needed (meta["cache_warnings"], cache.WARNINGS) then what the readers dropped or
+    repaired (meta["warnings"]), each once, in order."""
+    return list(dict.fromkeys(list(meta.get("cache_warnings") or []) + list(meta.get("warnings") or [])))

@@ -149,7 +149,11 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
     results = [r for _, rs in outs for r in rs]
     if renumbered(metas):  # as ingest.merge_ranks: ranks numbered by file order
         results = [r.relabel(i) for i, (_, rs) in enumerate(outs) for r in rs]
-    return merge(results, merge_meta(metas, path, files), **opts)
+    meta = merge_meta(metas, path, files)
+    for flag in ("cached", "results_cached"):  # a directory is cached only when every rank file was
+        if any(flag in m for m in metas):
+            meta[flag] = all(m.get(flag) for m in metas)
+    return merge(results, meta, **opts)
 
 
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:

@@ -156,7 +156,29 @@ class Document(Struct):
     summary: Summary
 
 
-def to_dict(rep: Report) -> dict[str, Any]:
+def to_dict(rep: Report, with_steps: bool = True) -> dict[str, Any]:
+    """The document `report --format json` writes (with_steps=False: without its `steps`)."""
+    summary = summary_dict(rep.summary)
+    doc = {"traceattrib_version": __version__, "schema_version": SCHEMA_VERSION, "trace": trace_info(rep.meta),
+           "evidence": rep.evidence, "evidence_why": summary["evidence_why"],
+           "buckets": list(rep.buckets), "notes": texts(rep.notes)}
+    if with_steps:
+        doc["steps"] = _steps(rep)
+    doc["summary"] = summary
+    return _clean(doc)
+
+
+def trace_info(meta: dict[str, Any]) -> dict[str, Any]:
+    """The document's `trace`: what the reader says about the trace (TraceInfo)."""
+    return {k: meta.get(k) for k in TraceInfo.__struct_fields__}
+
+
+def step_list(rep: Report) -> list[dict[str, Any]]:
+    """The document's `steps`, one object per step (Step) in the report's order, JSON-safe."""
+    return _clean(_steps(rep))
+
+
+def _steps(rep: Report) -> list[dict[str, Any]]:
     steps = []
     cols = rep.collectives
     by_step = {}
@@ -181,17 +203,7 @@ def to_dict(rep: Report) -> dict[str, Any]:
         if idle.has_causes(rep.steps):  # issue 10
             steps[-1]["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
             steps[-1]["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
-    meta = rep.meta
-    summary = summary_dict(rep.summary)
-    why = summary["evidence_why"]
-    return _clean({
-        "traceattrib_version": __version__, "schema_version": SCHEMA_VERSION,
-        "trace": {k: meta.get(k) for k in ("path", "format", "profiler", "profiler_version", "schema_version",
-                                           "gpus", "devices", "ranks", "world_size")},
-        "evidence": rep.evidence, "evidence_why": why,
-        "buckets": list(rep.buckets), "notes": texts(rep.notes),
-        "steps": steps, "summary": summary,
-    })
+    return steps
 
 
 def _known(v):

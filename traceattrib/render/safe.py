@@ -42,6 +42,16 @@ def clean(s: Any, keep_newlines: bool = False) -> str:
     return pat.sub(_escape, s) if pat.search(s) else s
 
 
+def error_line(e: BaseException, names: dict[str, str] | None = None) -> str:
+    """An error as the one line a front end shows: a TraceError's message with its parameters
+    called by the front end's names (errors.TraceError.text), anything else its str(); only
+    the first line, cleaned."""
+    from ..errors import TraceError
+
+    text = (e.text(names) if isinstance(e, TraceError) else str(e)).strip()
+    return clean(text.splitlines()[0] if text else "")
+
+
 def clean_obj(x: Any) -> Any:
     """`clean` applied to every string (keys included) of nested dicts, lists, tuples and typed
     values (msgspec Structs: a report's sections, notes)."""
