@@ -327,6 +327,22 @@ def test_plot(capsys, tmp_path):
     assert run(capsys, "plot", TORCH, "-o", str(svg))[0] == 0 and svg.read_text().lstrip().startswith("<?xml")
 
 
+def test_plot_layers(capsys, tmp_path):
+    """The layer x bucket heatmap: one row per layer, its type beside its index, one cell per bucket."""
+    moe = FIXTURES / "moe_graph_torch.pt.trace.json.gz"
+    svg = tmp_path / "layers.svg"
+    rc, out, _ = run(capsys, "plot", str(moe), "--layers", "-o", str(svg))
+    assert rc == 0 and out.strip() == f"wrote {svg}"
+    text = svg.read_text()
+    for i in range(8):
+        assert f"{i} attention + {'moe' if i % 2 else 'mlp'}" in text
+    assert "time per layer and bucket" in text
+    rc, _, err = run(capsys, "plot", str(moe), "--layers", "--kind", "mixed", "-o", str(svg))
+    assert_one_line_error(rc, err, "no layers found in the mixed steps (kinds with layers: decode, prefill)")
+    rc, _, err = run(capsys, "plot", str(moe), "--layers", "--kind", "nope", "-o", str(svg))
+    assert_one_line_error(rc, err, "'nope' is not a step kind")
+
+
 def test_export_parquet(capsys, tmp_path):
     import pandas as pd
     rc, out, _ = run(capsys, "export", TORCH, "-o", str(tmp_path / "out"))

@@ -117,7 +117,7 @@ def test_numbers_shown_are_the_json_reports(browser, tmp_path):
     p = Page(browser, path)
     s = doc["summary"]
     d = s["by_kind"][s["kind"]]
-    rows = p.js(f"""Array.from(document.querySelectorAll('table[data-kind="{s['kind']}"] tr'))
+    rows = p.js(f"""Array.from(document.querySelectorAll('table.buckets[data-kind="{s['kind']}"] tr'))
                    .map(tr => Array.from(tr.children).map(td => td.textContent))""")
     table = {r[0].strip(): r[1:] for r in rows[1:]}
     for b in doc["buckets"]:
@@ -130,6 +130,29 @@ def test_numbers_shown_are_the_json_reports(browser, tmp_path):
     assert [f"{f['what']}: ≤ {f['bound']:.2f}x · {f['evidence']}" for f in s["findings"]] == fixes
     strip = p.js("window.__ta.strip.getOption().series.find(s => s.name === 'linear').data")
     assert strip == [st["buckets"]["linear"]["exposed_ns"] / 1e6 for st in doc["steps"]]
+
+
+def test_layers_and_modules_shown_are_the_json_reports(browser, tmp_path):
+    """A CUDA-graph decode whose modules were found by kernel position: every module and layer."""
+    path, doc = write_report(tmp_path, FIXTURES / "moe_graph_torch.pt.trace.json.gz")
+    p = Page(browser, path)
+    d = doc["summary"]["by_kind"]["decode"]
+
+    def rows(cls):
+        return p.js(f"""Array.from(document.querySelectorAll('table.{cls}[data-kind="decode"] tr'))
+                       .map(tr => Array.from(tr.children).map(td => td.textContent))""")[1:]
+
+    assert [(r[0], r[1], r[4]) for r in rows("modules")] == [
+        (m["name"], f"{m['time_ns'] / 1e6:.3f}", f"≤ {m['speedup_bound_if_removed']:.2f}x") for m in d["modules"]]
+    layers = rows("layers")
+    assert [(int(r[0]), r[1], r[2]) for r in layers] == [
+        (lt["index"], lt["type"], f"{lt['time_ns'] / 1e6:.3f}") for lt in d["layers"]]
+    assert len(layers) == 8 and layers[3][1] == "attention + moe"
+    heads = p.js("Array.from(document.querySelectorAll('#kinds h3')).map(h => h.textContent)")
+    assert heads[0] == "inside the decode step: 8 layers of 2 types (names by kernel position from the prefill step)"
+    lines = p.js("Array.from(document.querySelectorAll('#kinds ul.lines li')).map(li => li.textContent)")
+    assert "layer 3 takes 1.67x the median attention + moe layer: experts 1.9x" in lines
+    assert p.errors == [] and all(u.startswith("file://") for u in p.requests)
 
 
 def _hostile_copy(tmp_path):

@@ -21,7 +21,8 @@ anyio = pytest.importorskip("anyio")
 EAGER = str(FIXTURES / "llama_eager_nsys.sqlite")
 TP2 = str(FIXTURES / "tp2_eager_torch")
 A1, A2 = (str(FIXTURES / f"repeat_eager_a{i}.pt.trace.json.gz") for i in (1, 2))
-TOOLS = {"report", "steps", "top_kernels", "explain", "diff", "findings"}
+TOOLS = {"report", "steps", "top_kernels", "explain", "diff", "findings", "layers_and_modules"}
+MOE_GRAPH = str(FIXTURES / "moe_graph_torch.pt.trace.json.gz")
 
 
 @asynccontextmanager
@@ -129,6 +130,27 @@ def test_tools_on_one_trace_match_the_json_report(tmp_path, capsys):
         for k, r in zip(got["kernels"], g.itertuples()):
             assert (k["bucket"], k["name"], k["total_ns"], k["count"]) == (r.bucket, r.name, r.total_ns, r.count)
             assert k["per_step_ns"] == r.total_ns / r.steps
+
+
+def test_layers_and_modules_of_a_graph_replayed_decode(tmp_path, capsys):
+    want = cli_json(capsys, "report", MOE_GRAPH)["summary"]["by_kind"]
+
+    async def scenario():
+        async with server(tmp_path) as s:
+            dec = await call(s, "layers_and_modules", {"path": MOE_GRAPH})
+            pre = await call(s, "layers_and_modules", {"path": MOE_GRAPH, "kind": "prefill"})
+            missing = await error(s, "layers_and_modules", {"path": MOE_GRAPH, "kind": "mixed"})
+            return dec, pre, missing
+
+    dec, pre, missing = run_async(scenario)
+    assert dec["kind"] == "decode"
+    for got, kind in ((dec, "decode"), (pre, "prefill")):
+        for k in ("layer_evidence", "layers", "modules", "slow_layers"):
+            assert got[k] == want[kind][k]
+    assert dec["layer_evidence"]["source"] == "position" and dec["layer_evidence"]["reference"] == "prefill"
+    assert dec["modules"][0]["name"] == "experts" and dec["slow_layers"][0]["index"] == 3
+    assert pre["layer_evidence"]["source"] == "names"
+    assert missing.endswith("no mixed steps in this trace (kinds: decode, prefill)")
 
 
 def test_ranks_diff_and_explain(tmp_path, capsys):

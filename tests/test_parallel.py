@@ -15,6 +15,7 @@ import pytest
 
 from traceattrib import analysis, attribute, cache, classify, comm, idle, parallel, sol, steps
 from traceattrib.analysis import Report, analyze, merge_notes
+from traceattrib import layers as layers_of
 from traceattrib.cli import main, render_report
 from traceattrib.ingest import read
 from traceattrib.notes import note
@@ -82,17 +83,21 @@ def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_o
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=analysis._op_step(st, "memop", len(trace.memops)))
     notes = [note("input", n) for n in trace.meta.get("notes", [])] + st.notes + bd.notes + sol_notes + ic.notes
+    att = steps.kinds.attention_mask(st.ops, kc["bucket"])
+    asg = layers_of.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, att,
+                           trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
+    inside = layers_of.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
     model = analysis.comm_model(model, sol_options)
     cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)
     summary = analysis.summarize(bd.steps, bd.collectives, bd.buckets, ic.labels, cr, st.evidence, st.why,
-                                 what_if, layers)
+                                 what_if, layers, inside)
     notes += comm.summary_notes(cr, summary.kind)
     other = summary.main().attribution.bucket_share.get("other") if summary.main() else None
     if other is not None:
         notes.append(note("other_share", other, summary.kind))
     return Report(meta=dict(trace.meta), steps=bd.steps, collectives=comm.step_table(bd.collectives, cr),
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes, comm=cr,
-                  idle_labels=ic.labels)
+                  idle_labels=ic.labels, inside=inside)
 
 
 def top_kernels_from_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:

@@ -19,6 +19,7 @@ import pandas as pd
 from msgspec import UNSET
 
 from . import attribute, classify, collectives, comm, findings, idle, sol, timeline
+from . import layers as inside_analysis
 from .concurrency import beside
 from .errors import TraceError
 from .intervals import group_sums
@@ -54,6 +55,7 @@ class RankResult:
     regex_unmatched: --steps was given and no range of this rank matches it.
     shown / detail: the steps a viewer shows op by op (rank, step, why: timeline.shown_rows) and
     their GPU ops (timeline.COLUMNS).
+    inside: the time of every layer and module of every step (inside_analysis.Times).
     kernels/memops: only with keep_ops: bucket, rule and step (row into `steps`, -1 outside) of
     every row of the input tables, in the input's row order.
     """
@@ -72,6 +74,7 @@ class RankResult:
     regex_unmatched: bool = False
     shown: pd.DataFrame | None = None
     detail: pd.DataFrame | None = None
+    inside: inside_analysis.Times | None = None
     kernels: pd.DataFrame | None = None
     memops: pd.DataFrame | None = None
 
@@ -81,6 +84,8 @@ class RankResult:
                 if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
                 for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail")
                 if getattr(self, n) is not None}
+        if self.inside is not None:
+            tabs["inside"] = self.inside.relabel(rank)
         return dataclasses.replace(self, rank=rank, **tabs)
 
 
@@ -114,6 +119,7 @@ class Report:
     kernel_totals: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank"] + KERNEL_TOTAL_COLUMNS))
     shown: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank", "step", "why"]))
     detail: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=timeline.COLUMNS))
+    inside: inside_analysis.Times | None = None
 
     def _repr_html_(self) -> str:
         """The HTML report, for notebooks (the renderer is imported here: analyses never need it)."""
@@ -228,6 +234,10 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
+    att = steps.kinds.attention_mask(st.ops, kc["bucket"])
+    asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, att,
+                                 trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
+    inside = inside_analysis.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
     shown = timeline.shown_rows(bd.steps)
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
                           shown["row"].to_numpy())
@@ -238,7 +248,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                      shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
                                          "why": shown["why"].to_numpy()}),
-                     detail=detail)
+                     detail=detail, inside=inside)
     if keep_ops:
         res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
                                             "step": kstep}), perm.get("kernels"))
@@ -391,7 +401,8 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
     if len(tab) and idle.has_causes(tab):  # as idle.explain says them, over every rank at once
         notes += idle.explain_notes(tab, labels, any(r.has_launches for r in results))
     cr = comm.analyze_instances(_instances(results, meta), tab, buckets, meta, link=link, what_if_links=what_if_links)
-    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers)
+    inside = inside_analysis.concat([r.inside for r in results if r.inside is not None])
+    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers, inside)
     notes += comm.summary_notes(cr, summary.kind)
     main = summary.main()
     if main is not None and "other" in main.attribution.bucket_share:
@@ -405,16 +416,18 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
     detail = _concat(frames) if frames else pd.DataFrame(columns=timeline.COLUMNS)
     return Report(meta=dict(meta), steps=tab, collectives=comm.step_table(colls, cr), kernels=None, memops=None,
                   summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels,
-                  shown=shown, detail=detail)
+                  shown=shown, detail=detail, inside=inside)
 
 
 def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], labels: pd.DataFrame | None,
               cr: comm.CommResult, evidence: str = "none", why: Note | None = None,
-              what_if: dict[str, float] | None = None, layers: int | None = None) -> Summary:
+              what_if: dict[str, float] | None = None, layers: int | None = None,
+              inside: inside_analysis.Times | None = None) -> Summary:
     """The report's summary from the step table of every rank, its per-step collectives, the idle
-    labels and the communication result: every analysis's section per kind, per rank (2+ ranks),
-    the job and link figures, what to fix first and the ceiling."""
-    by_kind = {kind: _kind_summary(tab, colls, kind, buckets, what_if, layers, labels, cr) for kind in KINDS
+    labels, the communication result and the layer and module times: every analysis's section per
+    kind, per rank (2+ ranks), the job and link figures, what to fix first and the ceiling.
+    layers: the user's --layers (tensor parallelism's all-reduces per layer are checked)."""
+    by_kind = {kind: _kind_summary(tab, colls, kind, buckets, what_if, layers, labels, cr, inside) for kind in KINDS
                if len(tab) and (tab["kind"] == kind).any()}
     main = "decode" if "decode" in by_kind else next(iter(by_kind), None)
     ranks = sorted(int(r) for r in tab["rank"].unique()) if len(tab) else []
@@ -443,14 +456,15 @@ def _headline(ks: KindSummary) -> Headline:
 
 def _kind_summary(tab: pd.DataFrame, colls: pd.DataFrame, kind: str, buckets: tuple[str, ...],
                   what_if: dict[str, float] | None, layers: int | None, labels: pd.DataFrame | None,
-                  cr: comm.CommResult) -> KindSummary:
+                  cr: comm.CommResult, inside: inside_analysis.Times | None = None) -> KindSummary:
     """Every analysis's section for one step kind, over its summarized (steady) steps."""
     all_k, k = kind_steps(tab, kind)
     return KindSummary(
         attribution=attribute.section(all_k, k, buckets, what_if),
         collectives=comm.with_bandwidth(attribute.collective_counts(colls, k, layers), cr.by_kind.get(kind)),
         speed_of_light=sol.section(tab, kind),
-        idle=idle.section(k, labels) if idle.has_causes(tab) else None)
+        idle=idle.section(k, labels) if idle.has_causes(tab) else None,
+        inside=inside_analysis.section(k, inside, buckets) if inside is not None else None)
 
 
 def _rank_summary(tab: pd.DataFrame, colls: pd.DataFrame, rank: int, buckets: tuple[str, ...],

@@ -101,6 +101,23 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
 
 
+def category_unions(start_ns: np.ndarray, end_ns: np.ndarray, code: np.ndarray, step: np.ndarray,
+                    step_start_ns: np.ndarray, step_span_ns: np.ndarray, ncodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per step and category (nsteps x ncodes, ns): the union of the category's ops and the time when
+    it alone runs, for ops [start_ns, end_ns) of category `code` (0..ncodes-1) in step `step`
+    (row into step_start_ns / step_span_ns; ops with step < 0 are left out). What breakdown does
+    for buckets, for any grouping of ops (layers, modules)."""
+    nsteps = len(step_start_ns)
+    m = step >= 0
+    sid = step[m]
+    offset = np.zeros(nsteps + 1, np.int64)
+    offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64) + 1)
+    shift = (offset[:-1] - np.asarray(step_start_ns, np.int64))[sid]
+    _, time, exposed = bucket_unions(np.asarray(start_ns, np.int64)[m] + shift, np.asarray(end_ns, np.int64)[m] + shift,
+                                     np.asarray(code, np.int64)[m], sid, nsteps, ncodes)
+    return time, exposed
+
+
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
                   nb: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Busy time per step (ns), and per step and bucket (nsteps x nb) the union of the bucket's

@@ -543,13 +543,19 @@ def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cach
 @click.option("--step", type=click.IntRange(min=0), default=None,
               help="Draw the timeline of this step (one row per stream).")
 @click.option("--rank", type=click.IntRange(min=0), default=None, help="Rank of --step (default: the first).")
+@click.option("--layers", "layers_of", is_flag=True,
+              help="Draw a layer x bucket heatmap of a step kind (see --kind).")
+@click.option("--kind", default=None, metavar="KIND",
+              help="Step kind of --layers: decode, prefill, mixed or unknown (default: the headline kind, "
+                   "decode when there is any).")
 @click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
               help="Regular expression over range names that mark steps.")
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra classification rules.")
 @with_cache
-def plot(file, output, step, rank, steps_regex, rules, no_cache, cache_dir):
-    """Stacked bars of every step by bucket, or with --step N that step's timeline."""
+def plot(file, output, step, rank, layers_of, kind, steps_regex, rules, no_cache, cache_dir):
+    """Stacked bars of every step by bucket, with --step N that step's timeline, or with --layers a
+    layer x bucket heatmap."""
     from .analysis import analyze
     from .render.safe import clean
 
@@ -568,6 +574,18 @@ def plot(file, output, step, rank, steps_regex, rules, no_cache, cache_dir):
             raise click.BadParameter(f"no step {step} on rank {r} (steps are {int(idx.min())}..{int(idx.max())})"
                                      if len(idx) else f"rank {r} has no steps", param_hint="'--step'")
         fig = p.timeline_figure(rep, step, r)
+    elif layers_of:
+        from .report import KINDS
+
+        if kind is not None and kind not in KINDS:
+            raise click.BadParameter(f"{kind!r} is not a step kind ({', '.join(KINDS)})", param_hint="'--kind'")
+        k = kind or rep.summary.kind
+        ks = rep.summary.by_kind.get(k)
+        if ks is None or ks.inside is None:
+            found = ", ".join(x for x, v in rep.summary.by_kind.items() if v.inside is not None) or "none"
+            raise click.BadParameter(f"no layers found in the {k} steps (kinds with layers: {found})",
+                                     param_hint="'--layers'")
+        fig = p.layers_figure(rep, k)
     else:
         fig = p.steps_figure(rep)
     try:

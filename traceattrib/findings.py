@@ -57,9 +57,19 @@ def idle_candidates(kind: str, ks: KindSummary, job: Per | None) -> list[Finding
     return out
 
 
+def module_candidates(kind: str, ks: KindSummary, job: Per | None) -> list[Finding]:
+    """"module": removing one module's exposed time, summed over the layers (layers.section), where
+    modules are named; args: module, ns per step, share of the span, kernels per step, layers."""
+    ins = ks.inside
+    if ins is None or not ins.layer_evidence.names_known:
+        return []
+    return [Finding("module", m.speedup_bound_if_removed, (m.name, m.time_ns, m.share, m.count, ins.layer_evidence.layers))
+            for m in ins.modules if m.name not in ("other", "model", "outside") and not m.name.startswith("op ")]
+
+
 # every analysis that proposes opportunities: (kind, its summary, the job's bounds) -> candidates
 SOURCES: list[Callable[[str, KindSummary, Per | None], list[Finding]]] = [
-    bucket_candidates, idle_candidates,
+    bucket_candidates, idle_candidates, module_candidates,
     lambda kind, ks, job: sol.candidates(kind, ks.speed_of_light)[1:],  # the linear kernels at their floor
 ]
 

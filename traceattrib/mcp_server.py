@@ -48,7 +48,8 @@ INSTRUCTIONS = (
     "(linear, attention, communication, ...), exposed communication, idle time and its causes, and how much "
     "faster a step could be at most if something went away. Give absolute paths. Times are in ns (fields "
     "ending _ns), shares and speedup bounds are ratios, bandwidths GB/s. Start with `findings` or `report`; "
-    "`steps` pages the per-step table; `top_kernels` names the kernels behind a bucket.")
+    "`steps` pages the per-step table; `top_kernels` names the kernels behind a bucket; "
+    "`layers_and_modules` says which layers and modules (q_proj, attention, experts, ...) the time is in.")
 PAGE_MAX = 500  # steps per page at most
 PROGRESS_EVERY_S = 0.2
 BUG = "bug: {what}; please report with TRACEATTRIB_DEBUG=1 output"
@@ -103,6 +104,20 @@ class TopKernelsResult(About):
     kind: str
     steps: int
     kernels: list[Kernel]
+
+
+class LayersResult(About):
+    """Inside a kind's steps: per layer (index, type, time and time per bucket, median per step),
+    per module summed over the layers (time, count, share of the span, bound if removed), the
+    layers well above the median layer of their kind, and how layers and modules were found
+    (`layer_evidence.source`: nvtx, names or position; `names_known` false: modules are named by
+    their place in the layer). Empty lists when the steps show no repeating layers."""
+
+    kind: str
+    layer_evidence: dict[str, Any] | None
+    layers: list[dict[str, Any]]
+    modules: list[dict[str, Any]]
+    slow_layers: list[dict[str, Any]]
 
 
 class Explained(TypedDict):
@@ -244,6 +259,24 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         rows = [{"bucket": r.bucket, "name": r.name, "total_ns": int(r.total_ns), "count": int(r.count),
                  "per_step_ns": r.total_ns / r.steps, "per_step_count": r.count / r.steps} for r in g.itertuples()]
         return _result(_about(rep) | {"kind": kind, "steps": n, "kernels": rows})
+
+    @tool
+    async def layers_and_modules(path: TracePath, ctx: Context,
+                                 kind: Annotated[Kind | None, Field(description="Step kind (default: the headline "
+                                                                    "kind, decode when there is any)")] = None,
+                                 ) -> Annotated[CallToolResult, LayersResult]:
+        """Which part of the model the time goes to: per layer and per module (q/k/v/o projections,
+        attention, MLP gate/up/down, router, experts, lm_head, ...), also for CUDA-graph replays
+        (labels by kernel position from a step with names), and the slow layers."""
+        from .render.jsonout import to_dict
+
+        rep = await analyzed(ctx, path)
+        kind = kind or rep.summary.kind
+        _has_kind(rep, kind)
+        ks = to_dict(rep, with_steps=False)["summary"]["by_kind"][kind]
+        return _result(_about(rep) | {"kind": kind, "layer_evidence": ks.get("layer_evidence"),
+                                      "layers": ks.get("layers") or [], "modules": ks.get("modules") or [],
+                                      "slow_layers": ks.get("slow_layers") or []})
 
     @tool
     async def explain(kernel_names: Annotated[list[str], Field(min_length=1, max_length=1000,

@@ -193,14 +193,72 @@ class IdleSummary(Struct):
     top_sync_calls: list[IdleLabel]
 
 
+class LayerTime(Struct):
+    """One layer of a kind's steps (medians per step over its steady steps): its type, its time (the
+    union of its GPU ops) and its time per bucket (the union of its ops of the bucket)."""
+
+    index: int
+    type: str
+    time_ns: float
+    buckets: Per
+
+
+class ModuleTime(Struct):
+    """One module, summed over the layers (medians per step over the kind's steady steps): the
+    union of its ops, its ops, its share of the span (ratio of sums) and the most removing it could
+    win (span / (span - the time only it runs))."""
+
+    name: str
+    source: str  # nvtx | names | position: where its name comes from
+    time_ns: float
+    count: float
+    share: float
+    speedup_bound_if_removed: float
+
+
+class ModuleRatio(Struct):
+    name: str
+    ratio: float  # its time in the layer / its median over the layers
+
+
+class SlowLayer(Struct):
+    """A layer well above the median layer, and the modules that make the difference."""
+
+    index: int
+    ratio: float  # its time / the median layer's of its kind (all layers when `kind` is "")
+    modules: list[ModuleRatio]
+    kind: str = ""  # the layers it is compared with: a layer type's name without its letter
+
+
+class LayerEvidence(Struct):
+    """How the layers and modules of a kind's steps were found."""
+
+    source: str  # nvtx | names | position | none: what most steady steps had
+    steps: dict[str, int]  # steady steps per source
+    layers: int  # layers per step (median)
+    types: dict[str, list[int]]  # layer type -> its layers
+    names_known: bool  # modules are named (else "op N" by position in the layer)
+    reference: str = ""  # position: the kind of the steps with names whose labels were taken
+
+
+class Inside(Struct):
+    """layers.section: inside a kind's step, per layer and per module."""
+
+    layers: list[LayerTime]
+    modules: list[ModuleTime]
+    layer_evidence: LayerEvidence
+    slow_layers: list[SlowLayer]
+
+
 class KindSummary(Struct):
     """Everything about one step kind."""
 
-    __inline__ = ("attribution", "idle")
+    __inline__ = ("attribution", "idle", "inside")
     attribution: KindAttribution
     collectives: Collectives
     speed_of_light: SolSummary
     idle: IdleSummary | None = None
+    inside: Inside | None = None
 
 
 class CollectiveComm(Struct):

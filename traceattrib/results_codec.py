@@ -13,7 +13,7 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 1
+VERSION = 2  # 2: layer and module times (inside_* tables)
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {
@@ -26,10 +26,15 @@ _NEEDED: dict[str, dict[str, str]] = {
     "kernel_totals": {"kind": "s", "warmup": "b", "bucket": "s", "name": "s", "total_ns": "i", "count": "i"},
     "idle_labels": {"rank": "i", "step": "i", "cause": "s", "source": "s", "what": "s", "ns": "i"},
     "shown": {"rank": "i", "step": "i", "why": "s"},
+    "inside_layers": {"rank": "i", "step": "i", "layer": "i", "type": "i", "time_ns": "i"},
+    "inside_modules": {"rank": "i", "step": "i", "layer": "i", "module": "s", "time_ns": "i", "count": "i"},
+    "inside_steps": {"rank": "i", "step": "i", "module": "s", "time_ns": "i", "exposed_ns": "i", "count": "i"},
+    "inside_sources": {"rank": "i", "step": "i", "source": "s", "reference": "s"},
     "detail": {"rank": "i", "step": "i", "op": "s", "start_ns": "i", "end_ns": "i", "device": "i", "stream": "i",
                "bucket": "s", "name": "s"},
 }
-_OPTIONAL = {"idle_labels", "shown", "detail"}
+_OPTIONAL = {"idle_labels", "shown", "detail", "inside_layers", "inside_modules", "inside_steps", "inside_sources"}
+_INSIDE = ("layers", "modules", "steps", "sources")
 
 
 class Invalid(Exception):
@@ -45,6 +50,7 @@ class _Rank(msgspec.Struct, forbid_unknown_fields=True):
     has_launches: bool
     regex_unmatched: bool
     tables: dict[str, bytes]
+    layer_types: list[str] = []
 
 
 class _Results(msgspec.Struct, forbid_unknown_fields=True):
@@ -58,11 +64,14 @@ def encode(meta: dict, results: list) -> bytes:
     """msgpack of (meta, per-rank results); kernels/memops (keep_ops) are not stored."""
     ranks = []
     for r in results:
-        tabs = {n: _to_arrow(getattr(r, n)) for n in _NEEDED if getattr(r, n) is not None}
+        tabs = {n: _to_arrow(getattr(r, n)) for n in _NEEDED if not n.startswith("inside_") and getattr(r, n) is not None}
+        if r.inside is not None:
+            tabs.update({f"inside_{n}": _to_arrow(getattr(r.inside, n)) for n in _INSIDE})
         ranks.append(_Rank(rank=int(r.rank), evidence=r.evidence, why=None if r.why is None else to_data(r.why),
                            buckets=list(r.buckets), notes=[to_data(n) for n in r.notes],
                            has_launches=bool(r.has_launches),
-                           regex_unmatched=bool(r.regex_unmatched), tables=tabs))
+                           regex_unmatched=bool(r.regex_unmatched), tables=tabs,
+                           layer_types=list(r.inside.types) if r.inside is not None else []))
     return msgspec.msgpack.encode(_Results(format=FORMAT, version=VERSION, meta=meta, ranks=ranks))
 
 
@@ -93,10 +102,15 @@ def decode(blob: bytes) -> tuple[dict, list]:
             notes = [from_data(n) for n in r.notes]
         except ValueError as e:
             raise Invalid(str(e)) from None
+        inside = None
+        if all(f"inside_{n}" in tabs for n in _INSIDE):
+            from .layers import Times
+
+            inside = Times(**{n: tabs[f"inside_{n}"] for n in _INSIDE}, types=list(r.layer_types))
         out.append(RankResult(rank=r.rank, evidence=r.evidence, why=why, buckets=tuple(r.buckets), notes=notes,
                               has_launches=r.has_launches, regex_unmatched=r.regex_unmatched,
                               idle_labels=tabs.get("idle_labels"), shown=tabs.get("shown"), detail=tabs.get("detail"),
-                              **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
+                              inside=inside, **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
     return got.meta, out
 
 

@@ -50,10 +50,10 @@ def ops(op_table: pd.DataFrame, bucket_codes: np.ndarray, buckets: tuple[str, ..
     name = np.full(len(o), "", dtype=object)
     k = kind == "kernel"
     if k.any():
-        name[k] = kernels["name"].astype(str).to_numpy()[src[k]]
+        name[k] = kernels["name"].iloc[src[k]].astype(str).to_numpy()  # only the shown rows: names are categorical
     mm = kind == "memop"
     if mm.any():
-        name[mm] = memops["kind"].astype(str).to_numpy()[src[mm]]
+        name[mm] = memops["kind"].iloc[src[mm]].astype(str).to_numpy()
     name[kind == "graph"] = "CUDA graph"
     return pd.DataFrame({
         "rank": table["rank"].to_numpy()[step[m]].astype(np.int64), "step": table["index"].to_numpy()[step[m]],

@@ -45,6 +45,8 @@ def what(f: Finding) -> str:
         return "linear kernels at their speed of light (peak bandwidth or FLOP/s)"
     if f.code == "comm.wait":
         return f"communication wait (ranks waiting for rank {a[3]})"
+    if f.code == "module":
+        return f"module {a[0]}"
     raise KeyError(f.code)
 
 
@@ -77,6 +79,9 @@ def evidence(f: Finding) -> str:
         bw, frac, floor = a
         return (f"linear kernels read weights at {human_rate(bw, 'B/s')} ({frac:.0%} of peak); their floor is "
                 f"{floor / 1e6:.3g} ms per step")
+    if f.code == "module":
+        name, ns, share, count, layers = a
+        return f"{_ms(ns)}/step ({share:.1%} of the span) in {count:.0f} kernels/step over {layers} layers"
     if f.code == "comm.wait":
         waiter, wait_ns, kind, rank, last_share, calls, late_ns = a
         return (f"rank {waiter} waits {wait_ns / 1e6:.2f} ms per {kind} step in collectives; rank {rank} "

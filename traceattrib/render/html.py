@@ -27,6 +27,7 @@ from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
 from .jsonout import summary_dict
 from .notes import texts
 from .safe import clean_report
+from .text import inside_title, slow_layer_text
 
 MAX_DETAIL_OPS = 400_000  # ops kept for the step view over all shown steps (the rest said, not drawn)
 IDLE_LABEL = {"launch": "idle: launch (CPU issue)", "sync": "idle: sync (CPU blocked)",
@@ -149,8 +150,26 @@ def _kind_tables(rep: Report) -> list[dict[str, Any]]:
                     f" · median span {dur(d.median_span_ns)} · p90 {dur(d.p90_span_ns)} · idle {pct(d.idle_share)}",
                     "header": ["per step (mean, ms)", "time", "share", "exposed", "share", "count",
                                "bound if removed", "p90"],
-                    "rows": rows, "lines": lines})
+                    "rows": rows, "lines": lines, "inside": _inside(kind, ks, rep.buckets)})
     return out
+
+
+def _inside(kind: str, ks, all_buckets) -> dict[str, Any] | None:
+    """The inside-the-step tables of a kind: every module, every layer with its buckets."""
+    ins = ks.inside
+    if ins is None:
+        return None
+    ntypes = len(ins.layer_evidence.types)
+    modules = [[m.name, ms(m.time_ns), pct(m.share), f"{m.count:.0f}", "≤ " + bound(m.speedup_bound_if_removed)]
+               for m in ins.modules]
+    buckets = [b for b in all_buckets if any(b in lt.buckets for lt in ins.layers)]
+    layers = [[str(lt.index), lt.type, ms(lt.time_ns)] + [ms(lt.buckets[b]) if b in lt.buckets else ""
+                                                          for b in buckets] for lt in ins.layers]
+    return {"title": inside_title(kind, ins),
+            "modules": {"header": ["module (per step, ms)", "time", "share", "count", "bound if removed"],
+                        "rows": modules},
+            "layers": {"header": ["layer", "type", "time"] + buckets, "rows": layers},
+            "lines": [slow_layer_text(sl, ntypes) for sl in ins.slow_layers]}
 
 
 def _comm(rep: Report) -> list[dict[str, Any]]:

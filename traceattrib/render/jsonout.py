@@ -140,6 +140,7 @@ class Step(Struct):
     speed_of_light: StepSpeedOfLight
     idle_causes_ns: dict[str, int] | UnsetType = UNSET  # sum to idle_ns exactly
     idle_launch_queued_ns: int | UnsetType = UNSET  # part of launch: the next op already queued
+    layers_ns: list[int] | UnsetType = UNSET  # per layer (0, 1, ...): the union of its ops, when layers were found
 
 
 class Document(Struct):
@@ -181,6 +182,7 @@ def step_list(rep: Report) -> list[dict[str, Any]]:
 def _steps(rep: Report) -> list[dict[str, Any]]:
     steps = []
     cols = rep.collectives
+    layer_ns = _layers_ns(rep)
     by_step = {}
     if len(cols):
         for (rank, step), g in cols.groupby(["rank", "step"]):
@@ -200,10 +202,30 @@ def _steps(rep: Report) -> list[dict[str, Any]]:
             "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
             "speed_of_light": _sol_step(r),
         })
-        if idle.has_causes(rep.steps):  # issue 10
+        if idle.has_causes(rep.steps):
             steps[-1]["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
             steps[-1]["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
+        lay = layer_ns.get((int(r["rank"]), int(r["index"])))
+        if lay is not None:
+            steps[-1]["layers_ns"] = lay
     return steps
+
+
+def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
+    """Per step with layers: the time of layer 0, 1, ... (the union of its ops, ns)."""
+    from ..layers import MIN_LAYERS
+
+    t = rep.inside.layers if rep.inside is not None else None
+    if t is None or not len(t):
+        return {}
+    t = t[t["layer"] >= 0]
+    out = {}
+    for (rank, step), g in t.groupby(["rank", "step"], sort=False):
+        if len(g) >= MIN_LAYERS:
+            v = np.zeros(int(g["layer"].max()) + 1, np.int64)
+            v[g["layer"].to_numpy(np.int64)] = g["time_ns"].to_numpy(np.int64)
+            out[(int(rank), int(step))] = v.tolist()
+    return out
 
 
 def _known(v):

@@ -99,3 +99,26 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
 
 def save(fig, path: str) -> None:
     fig.savefig(path, bbox_inches="tight")
+
+
+def layers_figure(rep: Report, kind: str, title: str | None = None):
+    """A layer x bucket heatmap of a kind's steps: per layer the median time per step of each
+    bucket's ops in it (ms), the layer's type beside its index."""
+    ins = rep.summary.by_kind[kind].inside
+    buckets = [b for b in rep.buckets if any(b in lt.buckets for lt in ins.layers)]
+    grid = np.array([[lt.buckets.get(b, 0.0) / 1e6 for b in buckets] for lt in ins.layers])
+    fig, ax = _subplots((2.6 + 1.1 * len(buckets), 1.4 + 0.32 * len(ins.layers)))
+    im = ax.imshow(grid, aspect="auto", cmap="viridis")
+    ax.set_xticks(np.arange(len(buckets)), buckets, fontsize=8)
+    ax.set_yticks(np.arange(len(ins.layers)), [f"{lt.index} {lt.type}" for lt in ins.layers], fontsize=7)
+    top = grid.max() if grid.size else 0.0
+    for (i, j), v in np.ndenumerate(grid):
+        if v > 0:
+            ax.text(j, i, f"{v:.3f}", ha="center", va="center", fontsize=6,
+                    color="black" if v > 0.6 * top else "white")
+    ax.set_xlabel("bucket")
+    ax.set_ylabel("layer (type)")
+    fig.colorbar(im, ax=ax, label="ms per step (median)")
+    ax.set_title(title or f"{rep.meta.get('path', '')}: {kind} step, time per layer and bucket", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trunc
+from .fmt import bound, dur, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
 from .notes import texts
 
 WIDTH = 100
@@ -83,7 +83,66 @@ def _kind_block(rep: Report, kind: str, ks: KindSummary) -> list[str]:
         w(f"expected {chk.expected_all_reduce_per_step} all-reduce per step for --layers "
           f"{chk.expected_all_reduce_per_step // 2} (2 per layer): difference {chk.all_reduce_difference:+.0f}")
     out.extend(top_kernels(rep, kind))
+    out.extend(inside_lines(kind, ks))
     return out
+
+
+SOURCE_TEXT = {"nvtx": "module names from NVTX / record_function ranges", "names": "module names from Python frames",
+               "position": "the repeating kernel pattern", "none": "no evidence"}
+MODULE_ROWS = 10  # modules listed (the rest: --format json)
+
+
+def inside_title(kind: str, ins) -> str:
+    """The line that opens the inside-the-step section: layers, types and how they were found."""
+    ev = ins.layer_evidence
+    ntypes = len(ev.types)
+    how = (f"names by kernel position from the {ev.reference} step" if ev.source == "position" and ev.reference
+           else SOURCE_TEXT.get(ev.source, ev.source))
+    how += "" if ev.names_known else "; names unknown: ops named by their place in the layer"
+    return f"inside the {kind} step: {ev.layers} layers{f' of {ntypes} types' if ntypes > 1 else ''} ({how})"
+
+
+def slow_layer_text(sl, ntypes: int) -> str:
+    """One slow layer against the median layer of its kind, with the modules that differ."""
+    mods = ", ".join(f"{m.name} {m.ratio:.1f}x" for m in sl.modules)
+    than = f"the median {sl.kind} layer" if sl.kind and ntypes > 1 else "the median layer"
+    return f"layer {sl.index} takes {sl.ratio:.2f}x {than}" + (f": {mods}" if mods else "")
+
+
+def inside_lines(kind: str, ks: KindSummary) -> list[str]:
+    """Inside the step: per module summed over the layers, per layer, the slowest layers."""
+    ins = ks.inside
+    if ins is None:
+        return []
+    ev = ins.layer_evidence
+    ntypes = len(ev.types)
+    out = _wrap(inside_title(kind, ins), WIDTH, "  ")
+    out.append(f"{'module (per step, ms)':<30}{'time':>9}{'share':>8}{'count':>7}{'bound if removed':>18}")
+    for m in ins.modules[:MODULE_ROWS]:
+        out.append(trunc(f"{m.name:<30}{ms(m.time_ns):>9}{pct(m.share):>8}{m.count:>7.0f}"
+                         f"{'≤ ' + bound(m.speedup_bound_if_removed):>18}", WIDTH))
+    if len(ins.modules) > MODULE_ROWS:
+        out.append(f"  ... {len(ins.modules) - MODULE_ROWS} more modules (--format json)")
+    out.extend(_wrap(_per_layer(ins.layers), WIDTH, "  "))
+    if ntypes > 1:
+        out.extend(_wrap("layer types: " + "; ".join(f"{t}: {rank_list(ix)}" for t, ix in ev.types.items()),
+                         WIDTH, "  "))
+    for sl in ins.slow_layers:
+        out.extend(_wrap(slow_layer_text(sl, ntypes), WIDTH, "  "))
+    return out
+
+
+LAYERS_LISTED = 8  # more layers than this: their spread instead of every one
+
+
+def _per_layer(layers: list) -> str:
+    """Every layer's time, or for many layers the median and the fastest and slowest."""
+    if len(layers) <= LAYERS_LISTED:
+        return "per layer (ms): " + ", ".join(f"{lt.index} {ms(lt.time_ns, 2)}" for lt in layers)
+    by = sorted(layers, key=lambda lt: (lt.time_ns, lt.index))
+    med = by[(len(by) - 1) // 2].time_ns
+    return (f"per layer (ms): median {ms(med, 2)}, fastest {ms(by[0].time_ns, 2)} (layer {by[0].index}), "
+            f"slowest {ms(by[-1].time_ns, 2)} (layer {by[-1].index})")
 
 
 # --- idle causes and what to fix first (issue 10) ---------------------------------------------

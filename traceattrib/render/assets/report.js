@@ -166,7 +166,7 @@
   var kinds = document.getElementById("kinds");
   V.kinds.forEach(function (kt) {
     kinds.appendChild(el("h2", kt.title));
-    var t = el("table"), tr = el("tr");
+    var t = el("table", null, "buckets"), tr = el("tr");
     kt.header.forEach(function (h) { tr.appendChild(el("th", h)); });
     t.appendChild(tr);
     kt.rows.forEach(function (r) {
@@ -179,7 +179,31 @@
     var ul = el("ul", null, "lines");
     kt.lines.forEach(function (l) { ul.appendChild(el("li", l)); });
     kinds.appendChild(ul);
+    if (kt.inside) inside(kt.kind, kt.inside);
   });
+
+  function table(spec, cls, kind) {
+    var t = el("table", null, cls), tr = el("tr");
+    spec.header.forEach(function (h) { tr.appendChild(el("th", h)); });
+    t.appendChild(tr);
+    spec.rows.forEach(function (r) {
+      var row = el("tr");
+      r.forEach(function (c) { row.appendChild(el("td", c)); });
+      t.appendChild(row);
+    });
+    t.setAttribute("data-kind", kind);
+    return t;
+  }
+
+  // inside the step: modules summed over the layers, then every layer with its buckets
+  function inside(kind, ins) {
+    kinds.appendChild(el("h3", ins.title));
+    kinds.appendChild(table(ins.modules, "modules", kind));
+    kinds.appendChild(table(ins.layers, "layers", kind));
+    var ul = el("ul", null, "lines");
+    ins.lines.forEach(function (l) { ul.appendChild(el("li", l)); });
+    kinds.appendChild(ul);
+  }
 
   // --- communication across ranks ---------------------------------------------------------------------
   var comm = document.getElementById("comm");
