@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 from traceattrib import analysis, attribute, cache, classify, comm, idle, parallel, sol, steps
-from traceattrib.analysis import Report, analyze, merge_notes
 from traceattrib import layers as layers_of
+from traceattrib.analysis import Report, analyze, merge_notes
 from traceattrib.cli import main, render_report
 from traceattrib.ingest import read
 from traceattrib.notes import note
