@@ -90,6 +90,19 @@ def test_arrow_and_stdlib_paths_agree(path, monkeypatch):
     assert fast["warnings"] == exact["warnings"] == []
 
 
+@pytest.mark.parametrize("engine", ["", "pyarrow"])
+def test_deep_input_dims_on_events_none_of_which_is_kept(tmp_path, monkeypatch, engine):
+    # TensorList dims send a piece down the pyarrow path's regex; with no kept event in the piece
+    # (an older Kineto's "Operator" category) there is nothing to place them on
+    monkeypatch.setenv("TRACEATTRIB_JSON_ENGINE", engine)
+    op = {"ph": "X", "cat": "Operator", "name": "aten::cat", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+          "args": {"Input Dims": [[[1, 2], [3, 4]], []]}}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": [op, op]}))
+    _, cols = kineto.read_columns(str(p))
+    assert cols["idx"].size == 0 and cols["warnings"] == []
+
+
 def test_compact_json(tmp_path):
     # a trace re-saved without Kineto's indentation loads with the same times
     src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"

@@ -131,7 +131,7 @@ def _add_dims(acc: Columns, args, sel: np.ndarray | None, dims_rows: np.ndarray 
         s["dims"].add_arrow(_dims_arrow(dims))
     else:  # regex matches placed by event row
         dims = np.full(rows.size, "", dtype=object)
-        if len(dims_rows):
+        if len(dims_rows) and rows.size:  # (dims on events none of which is kept: nothing to place)
             at = np.searchsorted(rows, dims_rows)
             hit = (at < rows.size) & (rows[np.minimum(at, rows.size - 1)] == dims_rows)
             texts = np.array([d.translate(None, JSON_WS).decode() for d in dims_text], dtype=object)
