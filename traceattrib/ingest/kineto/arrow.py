@@ -1,5 +1,5 @@
 """pyarrow's JSON reader for one piece (entries one per line), against an explicit schema, with the
-fixes that make it take values it would otherwise refuse.
+fixes that make it take values it would otherwise refuse, each decided from the piece's bytes.
 
 `ts` and `dur` are read as decimal microseconds: decimal(22, 3), so microseconds with up to 3
 decimals become integer ns exactly (`tables`), or decimal(38, 9) where a time has more decimals
@@ -8,6 +8,7 @@ decimals become integer ns exactly (`tables`), or decimal(38, 9) where a time ha
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -16,18 +17,29 @@ from .fields import INT_ARGS, STR_ARGS, TEXT_SUFFIX
 BLOCK_BYTES = 2 << 20  # pyarrow block: a 10 MiB piece is parsed as 5 blocks on every core
 
 _W = rb"[ \t\r\n]*"
-# string-valued pid/tid (Kineto's "Spans"/"Traces" rows) are renamed out of the way when pyarrow
-# meets them, so the numeric columns stay typed (then, in later pieces, the common spellings first)
+# string-valued pid/tid (Kineto's "Spans"/"Traces" rows) are renamed out of the way, so the numeric
+# columns stay typed (then, in later pieces, the common spellings first: a plain replace)
 _LABEL_IDS = [(b'"pid": "', b'"pi_": "'), (b'"tid": "', b'"ti_": "')]
 _LABEL_RE = re.compile(rb'"(pi|ti)d"(' + _W + rb":" + _W + rb'")')
+# a number of 30 digits: pyarrow's reader takes it into decimal(38, 9) past that type's precision,
+# and rounding it to ns then fails, so a piece holding one is not read wide
 _MANY_DIGITS = re.compile(rb"[0-9]{30}")
 # "Input Dims" are read as lists of lists of ints; deeper nests (TensorList inputs) make a piece
 # rename the key and take the dims text with a regex, placed by the match's offset
 _DIMS = re.compile(rb'"Input[ _]Dims"' + _W + rb":" + _W + rb"(\[[\[\]0-9, \t\r\n-]*\])")
 
-# integer args written as text are moved to a "<key> (text)" field when pyarrow meets them
-_INT_KEYS = {k for k, _ in INT_ARGS}
-_ARG_TYPE = re.compile(r"Column\(/args/([^)]*)\) changed from (number|string) to (number|string)")
+# What pyarrow refuses that a fix makes it take, found by one scan of the piece (group 1: the key
+# of a text value where a number belongs; group 2: a time with more than 3 decimals perhaps, or in
+# exponent form; group 3: Input Dims that are not a list of lists of numbers, each list perhaps null)
+_NUM = rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_ITEM = rb"(?:" + _NUM + rb"|null)"
+_INNER = rb"(?:null|\[" + _W + rb"(?:" + _ITEM + _W + rb"(?:," + _W + _ITEM + _W + rb")*)?\])"
+_SHAPE = rb"(?:null|\[" + _W + rb"(?:" + _INNER + _W + rb"(?:," + _W + _INNER + _W + rb")*)?\])"
+_TEXT_KEYS = b"|".join(re.escape(k.encode()) for k in ["pid", "tid"] + [k for k, _ in INT_ARGS])
+_REFUSED = re.compile(
+    rb'"(' + _TEXT_KEYS + rb')"' + _W + rb":" + _W + rb'"'
+    rb'|"(ts|dur)"' + _W + rb":" + _W + rb'"?[-+]?[0-9]*(?:\.[0-9]{3}[0-9]*[1-9]|(?:\.[0-9]*)?[eE])'
+    rb'|"(Input Dims)"' + _W + rb":(?!" + _W + _SHAPE + _W + rb"[,}])")  # (blanks inside: not backtracked into)
 
 _SCHEMAS: dict = {}
 
@@ -47,55 +59,92 @@ def schema(wide: bool = False):
     return _SCHEMAS[wide]
 
 
-def read(data: bytes, hints: set | None = None):
-    """(pyarrow table, wide, "", deep) of newline-separated events, or (None, False, pyarrow's
-    message, False) when pyarrow refuses a value (the caller then takes the stdlib path). `data`
-    is not changed: renames happen on a copy. `deep`: Input Dims were renamed out of pyarrow's way
-    (nested deeper than lists of lists of ints). `hints` (kept per file) remembers which fixes
-    earlier pieces needed, so the next pieces apply them before parsing, not after a failed parse."""
-    import pyarrow as pa
-    import pyarrow.json as pj
+class Read(NamedTuple):
+    """pyarrow's table of a piece; `wide`: times read with 9 decimals; `deep`: Input Dims renamed
+    out of pyarrow's way (their text is then `deep_dims`)."""
+    table: object
+    wide: bool
+    deep: bool
 
-    hints = set() if hints is None else hints
-    wide = deep = False
+
+def read(data: bytes, lens: np.ndarray, hints: set) -> Read | None:
+    """pyarrow's table of newline-separated events (event i is lens[i] bytes), or None when
+    pyarrow refuses a value that no fix makes it take (the caller then takes the exact path).
+    `data` is not changed: fixes apply to a copy. `hints` (kept per file) holds the fixes earlier
+    pieces needed, applied to the next ones before parsing rather than after a refused parse."""
+    # an event longer than a block may straddle two block boundaries, which pyarrow refuses:
+    # such a piece is parsed as one block (the same table, on one core)
+    block = BLOCK_BYTES if not lens.size or int(lens.max()) < BLOCK_BYTES else len(data) + 1
+    deep = "deep" in hints
     if "labels" in hints:
         for old, new in _LABEL_IDS:
             data = data.replace(old, new)  # the same object when absent: no copy
-    if "deep" in hints:
-        deep = True
+    if deep:
         data = data.replace(b'"Input Dims"', b'"Input_Dims"')
-    renamed: set = set()
-    msg = ""
-    block = BLOCK_BYTES
-    for _ in range(5 + len(INT_ARGS)):
-        try:
-            tab = pj.read_json(pa.BufferReader(pa.py_buffer(data)),
-                               read_options=pj.ReadOptions(block_size=block),
-                               parse_options=pj.ParseOptions(explicit_schema=schema(wide), newlines_in_values=False,
-                                                             unexpected_field_behavior="ignore"))
-            return tab, wide, "", deep
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-            msg = str(e)
-        m = _ARG_TYPE.search(msg)
-        if "straddl" in msg and block <= len(data):
-            block = len(data) + 1  # an event longer than a block: the piece as one block
-        elif "requires scale" in msg and not wide and not _MANY_DIGITS.search(data):
-            wide = True  # times with more than 3 decimals
-        elif ("Column(/pid)" in msg or "Column(/tid)" in msg) and "string" in msg:
-            hints.add("labels")
-            data = _LABEL_RE.sub(rb'"\1_"\2', data)
-        elif "/args/Input Dims" in msg and not deep:
-            hints.add("deep")
-            deep = True
-            data = data.replace(b'"Input Dims"', b'"Input_Dims"')
-        elif m and m.group(1) in _INT_KEYS and m.group(1) not in renamed:
-            key = m.group(1).encode()
-            renamed.add(m.group(1))
-            data = re.sub(rb'"' + re.escape(key) + rb'"([ \t\r\n]*:[ \t\r\n]*")',
-                          b'"' + key + TEXT_SUFFIX.encode() + rb'"\1', data)
-        else:
-            return None, False, msg, False
-    return None, False, msg, False
+    tab = _parse(data, False, block)
+    if tab is not None:
+        return Read(tab, False, deep)
+    found = refusals(data)
+    wide = "ts" in found and not _MANY_DIGITS.search(data)
+    fixed = wide
+    if "pid" in found or "tid" in found:
+        hints.add("labels")
+        data = _LABEL_RE.sub(rb'"\1_"\2', data)
+        fixed = True
+    if "Input Dims" in found:
+        hints.add("deep")
+        deep = fixed = True
+        data = data.replace(b'"Input Dims"', b'"Input_Dims"')
+    for key, _ in INT_ARGS:
+        if key in found:  # a number written as text: read from the "<key> (text)" field
+            k = key.encode()
+            data = re.sub(b'"' + re.escape(k) + rb'"(' + _W + rb":" + _W + rb'")',
+                          b'"' + k + TEXT_SUFFIX.encode() + rb'"\1', data)
+            fixed = True
+    tab = _parse(data, wide, block) if fixed else None
+    if tab is not None and wide and not _fine_times(tab):  # the finer time was not a ts or dur
+        return _narrow(data, block, deep)
+    return None if tab is None else Read(tab, wide, deep)
+
+
+def refusals(data: bytes) -> set[str]:
+    """What in these events pyarrow's schema refuses and a fix makes it take, by one scan of the
+    bytes: the keys that hold text where a number belongs ("pid", "tid", the integer args), "ts"
+    for a time that may have more than 3 decimals (one in exponent form too: `read` checks on the
+    table), "Input Dims" for dims that are not a list of lists of numbers. A nested key of the
+    same name is found too; its fix changes nothing pyarrow reads."""
+    found = set()
+    for m in _REFUSED.finditer(data):
+        key, time, _ = m.groups()
+        found.add(key.decode() if key else "ts" if time else "Input Dims")
+    return found
+
+
+def _parse(data: bytes, wide: bool, block: int):
+    """pyarrow's table, or None when it refuses a value."""
+    import pyarrow as pa
+    import pyarrow.json as pj
+    try:
+        return pj.read_json(pa.BufferReader(pa.py_buffer(data)), read_options=pj.ReadOptions(block_size=block),
+                            parse_options=pj.ParseOptions(explicit_schema=schema(wide), newlines_in_values=False,
+                                                          unexpected_field_behavior="ignore"))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
+def _fine_times(tab) -> bool:
+    """Whether a ts or dur of a wide table has more than 3 decimals."""
+    import pyarrow.compute as pc
+    for name in ("ts", "dur"):
+        col = tab.column(name)
+        if pc.any(pc.not_equal(col, pc.round(col, 3, round_mode="half_towards_infinity"))).as_py():
+            return True
+    return False
+
+
+def _narrow(data: bytes, block: int, deep: bool) -> Read | None:
+    tab = _parse(data, False, block)
+    return None if tab is None else Read(tab, False, deep)
 
 
 def deep_dims(data: bytes, starts: np.ndarray) -> tuple[np.ndarray, list[bytes]]:

@@ -113,28 +113,31 @@ def _from_duckdb(piece, first: int, fut: Future, acc: Columns) -> bool:
 
 
 def _from_arrow(data: bytes, lens: np.ndarray, first: int, acc: Columns) -> None:
-    """Add pyarrow's columns of a piece (entries one per line), or the stdlib's where pyarrow
-    refuses a value."""
+    """Add pyarrow's columns of a piece (entries one per line), or where pyarrow refuses a value,
+    the stdlib's (which reads the piece as it is and names what it cannot use, in order)."""
+    whole = data, lens
     rows = None  # entry number of each line of `data`, when some entries were left out
-    tab, wide, msg, deep = arrow.read(data, acc.hints)
-    if tab is None and "Column() changed" in msg:  # entries that are not objects: skip them
-        starts = line_starts(lens)
-        ok = np.frombuffer(data, dtype=np.uint8)[starts] == ord("{")
-        if not ok.all():
-            acc.issue("traceEvents entries are not JSON objects and were skipped",
-                      f"traceEvents[{first + int(np.flatnonzero(~ok)[0])}]", int((~ok).sum()))
-            rows = np.flatnonzero(ok)
-            if not rows.size:
-                return
-            data = b"\n".join(data[a:a + n] for a, n in zip(starts[rows].tolist(), lens[rows].tolist()))
-            lens = lens[rows]
-            tab, wide, msg, deep = arrow.read(data, acc.hints)
-    if tab is None:  # a value pyarrow cannot take: the stdlib reads the piece and names it
+    starts = line_starts(lens)
+    head = np.frombuffer(data, dtype=np.uint8)[starts]
+    ok = head == ord("{")
+    # pyarrow reads a null entry as a row of nulls but refuses a number, string, list or boolean:
+    # all but the objects are left out, and counted once pyarrow has read the rest
+    skipped = 0 if np.isin(head, (ord("{"), ord("n"))).all() else int((~ok).sum())
+    if skipped:
+        rows = np.flatnonzero(ok)
+        data = b"\n".join(data[a:a + n] for a, n in zip(starts[rows].tolist(), lens[rows].tolist()))
+        lens = lens[rows]
+    got = arrow.read(data, lens, acc.hints) if lens.size else None
+    if got is None and lens.size:  # a value pyarrow cannot take: the stdlib reads the piece and names it
+        (data, lens) = whole
         starts = line_starts(lens)
         events = exact.loads(b"[" + b",".join(data[a:a + n] for a, n in zip(starts.tolist(), lens.tolist())) + b"]",
                              acc, f"traceEvents[{first:,}] onwards")
-        exact.add_events(acc, events, first, rows)
+        exact.add_events(acc, events, first)
         return
-    # dims too deep for arrow: the event row of each "Input Dims" match, from its offset
-    dims_rows, dims_text = arrow.deep_dims(data, line_starts(lens)) if deep else (None, [])
-    tables.add_table(acc, tab, wide, dims_rows, dims_text, first, rows)
+    if skipped:
+        acc.issue("traceEvents entries are not JSON objects and were skipped",
+                  f"traceEvents[{first + int(np.flatnonzero(~ok)[0])}]", skipped)
+    if got is not None:
+        dims_rows, dims_text = arrow.deep_dims(data, line_starts(lens)) if got.deep else (None, [])
+        tables.add_table(acc, got.table, got.wide, dims_rows, dims_text, first, rows)
