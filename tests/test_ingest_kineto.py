@@ -103,6 +103,25 @@ def test_deep_input_dims_on_events_none_of_which_is_kept(tmp_path, monkeypatch, 
     assert cols["idx"].size == 0 and cols["warnings"] == []
 
 
+@pytest.mark.parametrize("engine", ["", "pyarrow"])
+def test_null_entries_are_left_out(tmp_path, monkeypatch, engine):
+    # pyarrow (26) crashed on a piece whose first entry is null; a null is no event, as DuckDB reads it
+    monkeypatch.setenv("TRACEATTRIB_JSON_ENGINE", engine)
+    src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"
+    with gzip.open(src, "rb") as f:
+        text = f.read()
+    at = text.index(b'"traceEvents": [') + len(b'"traceEvents": [')
+    p = tmp_path / "t.json"
+    p.write_bytes(text[:at] + b"null, null, " + text[at:].replace(b"\n  },\n  {", b"\n  }, null,\n  {", 3))
+    _, want = kineto.read_columns(str(src))
+    _, got = kineto.read_columns(str(p))
+    assert got["warnings"] == want["warnings"] == []
+    for key in ("ts", "dur", "pid", "tid", "corr"):
+        assert np.array_equal(got[key], want[key]), key
+    shift = got["idx"] - want["idx"]  # the events' numbers count the nulls before them
+    assert shift[0] == 2 and shift[-1] == 5 and (np.diff(shift) >= 0).all()
+
+
 def test_compact_json(tmp_path):
     # a trace re-saved without Kineto's indentation loads with the same times
     src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"

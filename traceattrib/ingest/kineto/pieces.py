@@ -120,16 +120,17 @@ def _from_arrow(data: bytes, lens: np.ndarray, first: int, acc: Columns) -> None
     starts = line_starts(lens)
     head = np.frombuffer(data, dtype=np.uint8)[starts]
     ok = head == ord("{")
-    # pyarrow reads a null entry as a row of nulls but refuses a number, string, list or boolean:
-    # all but the objects are left out, and counted once pyarrow has read the rest
-    skipped = 0 if np.isin(head, (ord("{"), ord("n"))).all() else int((~ok).sum())
-    if skipped:
+    # pyarrow refuses a number, string, list or boolean entry: all but the objects are left out,
+    # and counted once pyarrow has read the rest. It reads a null as a row of nulls, kept nowhere,
+    # so nulls alone are left out unsaid (pyarrow 26 crashes on a null that starts a block)
+    skipped = 0 if (head[~ok] == ord("n")).all() else int((~ok).sum())
+    if not ok.all():
         rows = np.flatnonzero(ok)
         data = b"\n".join(data[a:a + n] for a, n in zip(starts[rows].tolist(), lens[rows].tolist()))
         lens = lens[rows]
     got = arrow.read(data, lens, acc.hints) if lens.size else None
     if got is None and lens.size:  # a value pyarrow cannot take: the stdlib reads the piece and names it
-        (data, lens) = whole
+        data, lens = whole
         starts = line_starts(lens)
         events = exact.loads(b"[" + b",".join(data[a:a + n] for a, n in zip(starts.tolist(), lens.tolist())) + b"]",
                              acc, f"traceEvents[{first:,}] onwards")
