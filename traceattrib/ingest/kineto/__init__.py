@@ -17,12 +17,12 @@ from __future__ import annotations
 from ...model import Trace
 from .build import build
 from .parse import read_columns
-from .stream import CHUNK_BYTES, read_bytes  # noqa: F401
+from .stream import CHUNK_BYTES  # noqa: F401
 
 
-def read(path: str, require_gpu: bool = True, rank: int | None = None, progress=None) -> Trace:
-    """Load one Kineto JSON trace. `rank` overrides distributedInfo.rank (directory loading)."""
+def read(path: str, require_gpu: bool = True, progress=None) -> Trace:
+    """Load one Kineto JSON trace (its rank: distributedInfo.rank, else 0)."""
     step = progress or (lambda f, w="": None)
     header, cols = read_columns(path, step)
     step(0.9, "building tables")
-    return build(path, header, cols, require_gpu, rank)
+    return build(path, header, cols, require_gpu)

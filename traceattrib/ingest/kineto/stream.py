@@ -10,9 +10,7 @@ stdlib (`exact.loads`), which names what is malformed.
 """
 from __future__ import annotations
 
-import gzip
 import re
-import zlib
 
 import msgspec
 import numpy as np
@@ -30,20 +28,6 @@ _CUT = re.compile(rb"\}[ \t\r\n]*,[ \t\r\n]*\{")
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 _RAW_DICT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ANY = msgspec.json.Decoder()
-
-
-def read_bytes(path: str) -> bytes:
-    """The whole (decompressed) file."""
-    try:
-        if path.endswith(".gz"):
-            with gzip.open(path, "rb") as f:
-                return f.read()
-        with open(path, "rb") as f:
-            return f.read()
-    except (EOFError, gzip.BadGzipFile, zlib.error) as e:
-        raise TraceError(f"{path}: corrupt or truncated gzip file ({e})") from None
-    except OSError as e:
-        raise TraceError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
 class Stream:
