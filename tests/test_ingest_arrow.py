@@ -206,3 +206,10 @@ def test_a_finer_time_that_is_not_a_ts_leaves_the_times_narrow():
     assert arrow.refusals(data) == {"pid", "ts"}
     got = arrow.read(data, lens, set())
     assert got is not None and not got.wide and got.table.column("ts").to_pylist()[1] == 10
+
+
+@SETTINGS
+@given(parts=st.lists(st.one_of(st.text("0123456789", min_size=25, max_size=35), st.binary(max_size=5)), max_size=6))
+def test_many_digits_is_a_run_of_30(parts):
+    data = b"".join(p.encode() if isinstance(p, str) else p for p in parts)
+    assert arrow._many_digits(data) == (re.search(rb"[0-9]{30}", data) is not None)

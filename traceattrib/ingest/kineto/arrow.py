@@ -22,24 +22,26 @@ _W = rb"[ \t\r\n]*"
 _LABEL_IDS = [(b'"pid": "', b'"pi_": "'), (b'"tid": "', b'"ti_": "')]
 _LABEL_RE = re.compile(rb'"(pi|ti)d"(' + _W + rb":" + _W + rb'")')
 # a number of 30 digits: pyarrow's reader takes it into decimal(38, 9) past that type's precision,
-# and rounding it to ns then fails, so a piece holding one is not read wide
-_MANY_DIGITS = re.compile(rb"[0-9]{30}")
+# and rounding it to ns then fails, so a piece holding one is not read wide (`_many_digits`)
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))  # each digit "0", any other byte " "
 # "Input Dims" are read as lists of lists of ints; deeper nests (TensorList inputs) make a piece
 # rename the key and take the dims text with a regex, placed by the match's offset
 _DIMS = re.compile(rb'"Input[ _]Dims"' + _W + rb":" + _W + rb"(\[[\[\]0-9, \t\r\n-]*\])")
 
-# What pyarrow refuses that a fix makes it take, found by one scan of the piece (group 1: the key
-# of a text value where a number belongs; group 2: a time with more than 3 decimals perhaps, or in
-# exponent form; group 3: Input Dims that are not a list of lists of numbers, each list perhaps null)
+# What pyarrow refuses that a fix makes it take (`refusals`): text where a number belongs, a time
+# with more than 3 decimals perhaps (or in exponent form: checked on the table), and Input Dims
+# that are not a list of lists of numbers (each list perhaps null)
+_TEXT_KEYS = ["pid", "tid"] + [k for k, _ in INT_ARGS]
+_TEXT_VALUES: dict = {}  # keys -> regex of a text value at any of them
+# (possessive digits: what follows them is never a digit, so giving some back never matches)
+_FINE_TIME = re.compile(rb'"(?:ts|dur)"' + _W + rb":" + _W +
+                        rb'"?[-+]?[0-9]*+(?:\.[0-9]{3}[0-9]*[1-9]|(?:\.[0-9]*+)?[eE])')
 _NUM = rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 _ITEM = rb"(?:" + _NUM + rb"|null)"
 _INNER = rb"(?:null|\[" + _W + rb"(?:" + _ITEM + _W + rb"(?:," + _W + _ITEM + _W + rb")*)?\])"
 _SHAPE = rb"(?:null|\[" + _W + rb"(?:" + _INNER + _W + rb"(?:," + _W + _INNER + _W + rb")*)?\])"
-_TEXT_KEYS = b"|".join(re.escape(k.encode()) for k in ["pid", "tid"] + [k for k, _ in INT_ARGS])
-_REFUSED = re.compile(
-    rb'"(' + _TEXT_KEYS + rb')"' + _W + rb":" + _W + rb'"'
-    rb'|"(ts|dur)"' + _W + rb":" + _W + rb'"?[-+]?[0-9]*(?:\.[0-9]{3}[0-9]*[1-9]|(?:\.[0-9]*)?[eE])'
-    rb'|"(Input Dims)"' + _W + rb":(?!" + _W + _SHAPE + _W + rb"[,}])")  # (blanks inside: not backtracked into)
+# (the blanks after the colon inside the lookahead: not backtracked into)
+_ODD_DIMS = re.compile(rb'"Input Dims"' + _W + rb":(?!" + _W + _SHAPE + _W + rb"[,}])")
 
 _SCHEMAS: dict = {}
 
@@ -75,49 +77,84 @@ def read(data: bytes, lens: np.ndarray, hints: set) -> Read | None:
     # an event longer than a block may straddle two block boundaries, which pyarrow refuses:
     # such a piece is parsed as one block (the same table, on one core)
     block = BLOCK_BYTES if not lens.size or int(lens.max()) < BLOCK_BYTES else len(data) + 1
+    data = _hinted(data, hints)
     deep = "deep" in hints
-    if "labels" in hints:
-        for old, new in _LABEL_IDS:
-            data = data.replace(old, new)  # the same object when absent: no copy
-    if deep:
-        data = data.replace(b'"Input Dims"', b'"Input_Dims"')
     tab = _parse(data, False, block)
     if tab is not None:
         return Read(tab, False, deep)
     found = refusals(data)
-    wide = "ts" in found and not _MANY_DIGITS.search(data)
-    fixed = wide
+    wide = "ts" in found and not _many_digits(data)
     if "pid" in found or "tid" in found:
         hints.add("labels")
         data = _LABEL_RE.sub(rb'"\1_"\2', data)
-        fixed = True
     if "Input Dims" in found:
         hints.add("deep")
-        deep = fixed = True
+        deep = True
         data = data.replace(b'"Input Dims"', b'"Input_Dims"')
     for key, _ in INT_ARGS:
-        if key in found:  # a number written as text: read from the "<key> (text)" field
-            k = key.encode()
-            data = re.sub(b'"' + re.escape(k) + rb'"(' + _W + rb":" + _W + rb'")',
-                          b'"' + k + TEXT_SUFFIX.encode() + rb'"\1', data)
-            fixed = True
-    tab = _parse(data, wide, block) if fixed else None
+        if key in found:
+            hints.add("text:" + key)
+            data = _text_field(data, key)
+    if not (wide or found - {"ts"}):
+        return None
+    tab = _parse(data, wide, block)
     if tab is not None and wide and not _fine_times(tab):  # the finer time was not a ts or dur
         return _narrow(data, block, deep)
     return None if tab is None else Read(tab, wide, deep)
 
 
+def _hinted(data: bytes, hints: set) -> bytes:
+    """The fixes earlier pieces needed: text pid/tid renamed (the common spellings: a plain
+    replace), Input Dims renamed, integer args written as text moved to their text field."""
+    if "labels" in hints:
+        for old, new in _LABEL_IDS:
+            data = data.replace(old, new)  # the same object when absent: no copy
+    if "deep" in hints:
+        data = data.replace(b'"Input Dims"', b'"Input_Dims"')
+    for key, _ in INT_ARGS:
+        if "text:" + key in hints:
+            data = _text_field(data, key)
+    return data
+
+
+def _text_field(data: bytes, key: str) -> bytes:
+    """Text values of integer arg `key` moved to its "<key> (text)" field (read as numbers there
+    when numeric)."""
+    k = key.encode()
+    return re.sub(b'"' + re.escape(k) + rb'"(' + _W + rb":" + _W + rb'")', b'"' + k + TEXT_SUFFIX.encode() + rb'"\1',
+                  data)
+
+
 def refusals(data: bytes) -> set[str]:
-    """What in these events pyarrow's schema refuses and a fix makes it take, by one scan of the
-    bytes: the keys that hold text where a number belongs ("pid", "tid", the integer args), "ts"
-    for a time that may have more than 3 decimals (one in exponent form too: `read` checks on the
+    """What in these events pyarrow's schema refuses and a fix makes it take, found in the bytes:
+    the keys that hold text where a number belongs ("pid", "tid", the integer args), "ts" for a
+    time that may have more than 3 decimals (one in exponent form too: `read` checks on the
     table), "Input Dims" for dims that are not a list of lists of numbers. A nested key of the
     same name is found too; its fix changes nothing pyarrow reads."""
     found = set()
-    for m in _REFUSED.finditer(data):
-        key, time, _ = m.groups()
-        found.add(key.decode() if key else "ts" if time else "Input Dims")
+    keys = list(_TEXT_KEYS)
+    at = 0
+    while keys:  # one pass over the bytes: each search starts where the last found a key
+        k = tuple(keys)
+        if k not in _TEXT_VALUES:
+            alt = b"|".join(re.escape(x.encode()) for x in k)
+            _TEXT_VALUES[k] = re.compile(rb'"(' + alt + rb')"' + _W + rb":" + _W + rb'"')
+        m = _TEXT_VALUES[k].search(data, at)
+        if m is None:
+            break
+        found.add(m.group(1).decode())
+        keys.remove(m.group(1).decode())
+        at = m.start() + 1
+    if _FINE_TIME.search(data):
+        found.add("ts")
+    if _ODD_DIMS.search(data):
+        found.add("Input Dims")
     return found
+
+
+def _many_digits(data: bytes) -> bool:
+    """Whether 30 digits follow one another somewhere in `data`."""
+    return b"0" * 30 in data.translate(_DIGITS)
 
 
 def _parse(data: bytes, wide: bool, block: int):
