@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from traceattrib.ingest import kineto, read
-from traceattrib.ingest.kineto import parse
+from traceattrib.ingest.kineto import arrow, exact, stream
 
 from conftest import FIXTURES
 from harness import run_cli
@@ -70,7 +70,7 @@ def test_escapes_across_piece_boundaries(tmp_path, monkeypatch, gz):
     assert len(text) > 200_000 and any("sep \n  },\n  {" in r[2] for r in want)
     sizes = [8_191, 8_192, 9_973, 12_289, 65_537]  # larger than the largest event (3.3 kB)
     for size in sizes:
-        monkeypatch.setattr(parse, "CHUNK_BYTES", size)
+        monkeypatch.setattr(stream, "CHUNK_BYTES", size)
         assert kernel_rows(kineto.read(str(p))) == want, f"CHUNK_BYTES={size}"
 
 
@@ -81,7 +81,7 @@ def test_compact_layout_piece_boundaries(tmp_path, monkeypatch):
     p.write_text(kineto_text(tl, layout="compact"), encoding="utf-8")
     want = expected_rows(tl)
     for size in (4_096, 5_003, 1 << 20):
-        monkeypatch.setattr(parse, "CHUNK_BYTES", size)
+        monkeypatch.setattr(stream, "CHUNK_BYTES", size)
         assert kernel_rows(kineto.read(str(p))) == want, f"CHUNK_BYTES={size}"
 
 
@@ -120,7 +120,7 @@ def big_trace(tmp_path_factory):
 
 def test_file_over_one_piece(big_trace):
     p, want = big_trace
-    assert p.stat().st_size > parse.CHUNK_BYTES + (4 << 20)
+    assert p.stat().st_size > stream.CHUNK_BYTES + (4 << 20)
     got = kineto.read(str(p))
     assert len(got.kernels) == len(want) == 80_000
     assert kernel_rows(got) == want
@@ -264,16 +264,16 @@ def test_per_rank_table_matches_json():
 def test_event_longer_than_one_pyarrow_block(tmp_path, monkeypatch):
     # pyarrow parses a piece in BLOCK_BYTES blocks and refuses an event over two blocks long
     # ("straddling object"): the piece is parsed again as one block, the event read whole
-    big = "k" * (2 * parse.BLOCK_BYTES + (1 << 20)) + ' "quoted" \n é'
+    big = "k" * (2 * arrow.BLOCK_BYTES + (1 << 20)) + ' "quoted" \n é'
     tl = Timeline([Event("launch", "cudaLaunchKernel", 0, 1_000, corr=1),
                    Event("kernel", big, 2_000, 9_000, stream=7, corr=1),
                    Event("launch", "cudaLaunchKernel", 10_000, 11_000, corr=2),
                    Event("kernel", "small", 12_000, 13_000, stream=7, corr=2)])
     p = tmp_path / "t.json"
     p.write_text(kineto_text(tl))
-    assert p.stat().st_size > 2 * parse.BLOCK_BYTES
+    assert p.stat().st_size > 2 * arrow.BLOCK_BYTES
 
     def no_stdlib(*a, **k):
         raise AssertionError("pyarrow refused the piece: the stdlib path read it")
-    monkeypatch.setattr(parse, "_loads", no_stdlib)
+    monkeypatch.setattr(exact, "loads", no_stdlib)
     assert kernel_rows(read(str(p))) == expected_rows(tl)

@@ -17,7 +17,7 @@ from jsonlayout import NUM, dump
 
 from traceattrib.errors import TraceError
 from traceattrib.ingest import kineto
-from traceattrib.ingest.kineto import duck, parse
+from traceattrib.ingest.kineto import duck, stream
 
 from conftest import FIXTURES, PUBLIC, shared_files
 
@@ -64,7 +64,7 @@ def _same(a: dict, b: dict) -> None:
 
 @pytest.mark.parametrize("path", REAL + shared_files(PUBLIC, "*.json*"), ids=lambda p: p.parent.name[:12] + "/" + p.name[:28])
 def test_engines_agree_on_real_traces(path, monkeypatch):
-    monkeypatch.setattr(parse, "CHUNK_BYTES", 1 << 20)  # many pieces, each checked
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 1 << 20)  # many pieces, each checked
     ours, counts = _columns(path, "", monkeypatch)
     theirs, none = _columns(path, "pyarrow", monkeypatch)
     assert none == {"duckdb": 0, "handed over": 0}
@@ -75,13 +75,13 @@ def test_engines_agree_on_real_traces(path, monkeypatch):
 
 
 def test_pieces_parsed_by_the_main_thread_give_the_same_columns(monkeypatch):
-    """A slow worker makes the main thread parse queued pieces itself (parse._steal): the columns
+    """A slow worker makes the main thread parse queued pieces itself (pieces._steal): the columns
     are those of the pyarrow path, pieces still joined in file order."""
     import threading
     import time
 
     path = FIXTURES / "llama_eager_torch.pt.trace.json.gz"
-    monkeypatch.setattr(parse, "CHUNK_BYTES", 1 << 20)
+    monkeypatch.setattr(stream, "CHUNK_BYTES", 1 << 20)
     by = {"worker": 0, "main": 0}
     real = duck.Parser.parse
 

@@ -74,7 +74,7 @@ def test_arrow_and_stdlib_paths_agree(path, monkeypatch):
     """The stdlib path (taken for pieces DuckDB and pyarrow refuse) reads every field as they do."""
     _, fast = kineto.read_columns(str(path))
     monkeypatch.setenv("TRACEATTRIB_JSON_ENGINE", "pyarrow")  # DuckDB (the fast read above) off too
-    monkeypatch.setattr(kineto.parse, "_arrow", lambda data, hints=None: (None, False, "forced", False))
+    monkeypatch.setattr(kineto.arrow, "read", lambda data, lens, hints: None)
     _, exact = kineto.read_columns(str(path))
     for key in ("idx", "ts", "dur", "pid", "tid", "corr", "dev", "stream", "graph", "bytes", "ext", "in_nel",
                 "out_nel", "gsize"):
@@ -88,6 +88,38 @@ def test_arrow_and_stdlib_paths_agree(path, monkeypatch):
         assert np.array_equal(fast["flows"][key], exact["flows"][key]), key
     assert (np.asarray(fast["dims"].astype(object)) != "").sum() > 10000  # record_shapes: dims on the ops
     assert fast["warnings"] == exact["warnings"] == []
+
+
+@pytest.mark.parametrize("engine", ["", "pyarrow"])
+def test_deep_input_dims_on_events_none_of_which_is_kept(tmp_path, monkeypatch, engine):
+    # TensorList dims send a piece down the pyarrow path's regex; with no kept event in the piece
+    # (an older Kineto's "Operator" category) there is nothing to place them on
+    monkeypatch.setenv("TRACEATTRIB_JSON_ENGINE", engine)
+    op = {"ph": "X", "cat": "Operator", "name": "aten::cat", "pid": 1, "tid": 1, "ts": 1, "dur": 1,
+          "args": {"Input Dims": [[[1, 2], [3, 4]], []]}}
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps({"traceEvents": [op, op]}))
+    _, cols = kineto.read_columns(str(p))
+    assert cols["idx"].size == 0 and cols["warnings"] == []
+
+
+@pytest.mark.parametrize("engine", ["", "pyarrow"])
+def test_null_entries_are_left_out(tmp_path, monkeypatch, engine):
+    # pyarrow (26) crashed on a piece whose first entry is null; a null is no event, as DuckDB reads it
+    monkeypatch.setenv("TRACEATTRIB_JSON_ENGINE", engine)
+    src = FIXTURES / "llama_graph_torch.pt.trace.json.gz"
+    with gzip.open(src, "rb") as f:
+        text = f.read()
+    at = text.index(b'"traceEvents": [') + len(b'"traceEvents": [')
+    p = tmp_path / "t.json"
+    p.write_bytes(text[:at] + b"null, null, " + text[at:].replace(b"\n  },\n  {", b"\n  }, null,\n  {", 3))
+    _, want = kineto.read_columns(str(src))
+    _, got = kineto.read_columns(str(p))
+    assert got["warnings"] == want["warnings"] == []
+    for key in ("ts", "dur", "pid", "tid", "corr"):
+        assert np.array_equal(got[key], want[key]), key
+    shift = got["idx"] - want["idx"]  # the events' numbers count the nulls before them
+    assert shift[0] == 2 and shift[-1] == 5 and (np.diff(shift) >= 0).all()
 
 
 def test_compact_json(tmp_path):

@@ -203,3 +203,47 @@ def test_integer_columns_equal_sqlite(path):
         for c in cols.values():
             assert (got[c].to_numpy(np.int64) == want[c].to_numpy(np.int64)).all(), (table, c)
     con.close()
+
+
+def _mixed_table(tmp_path):
+    """A table whose column b holds integers, then text past ADBC's first batch of rows."""
+    import sqlite3
+
+    p = tmp_path / "mixed.sqlite"
+    con = sqlite3.connect(p)
+    con.execute("create table t (a integer, b)")
+    con.executemany("insert into t values (?, ?)", [(i, i) for i in range(40_000)] + [(40_000, "x")])
+    con.commit()
+    con.close()
+    return p
+
+
+def test_adbc_type_mismatch_is_read_the_plain_way(tmp_path):
+    """ADBC refuses a column that changes type part way; its message is what _type_mismatch reads,
+    and the column is then read through sqlite3 (as text, the column allowing either)."""
+    pytest.importorskip("adbc_driver_sqlite")
+    from traceattrib.ingest import _sqlite
+
+    src = _sqlite.SqliteSource(str(_mixed_table(tmp_path)))
+    try:
+        with pytest.raises(_sqlite._TypeMismatch):
+            src._adbc_query(_sqlite._adbc(), "select a, b from t")
+        cols = src.fetch("t", ["a", "b"], either=("b",)).result()
+        assert cols.is_text("b") and cols.text("b").to_pylist()[-2:] == ["39999", "x"]
+        assert cols.int("a")[-1] == 40_000
+    finally:
+        src.close()
+
+
+def test_other_adbc_errors_are_no_type_mismatch(tmp_path):
+    pytest.importorskip("adbc_driver_sqlite")
+    from traceattrib.ingest import _sqlite
+
+    src = _sqlite.SqliteSource(str(_mixed_table(tmp_path)))
+    try:
+        with pytest.raises(Exception) as e:  # noqa: B017 - whatever ADBC raises for it
+            src._adbc_query(_sqlite._adbc(), "select * from no_such_table")
+        assert not isinstance(e.value, _sqlite._TypeMismatch) and not _sqlite._type_mismatch(e.value)
+    finally:
+        src.close()
+    assert not _sqlite._type_mismatch(OSError("[SQLite] database disk image is malformed"))

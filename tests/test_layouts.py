@@ -77,7 +77,7 @@ def test_whole_fixture_one_line(reference, doc, tmp_path, monkeypatch):
     """The common case: a trace re-saved by json.dump (one line), against Kineto's own file."""
     p = tmp_path / "trace.json"
     p.write_bytes(dump(doc))
-    monkeypatch.setattr(kineto.parse, "CHUNK_BYTES", 1 << 18)
+    monkeypatch.setattr(kineto.stream, "CHUNK_BYTES", 1 << 18)
     same_tables(reference, read(str(p)))
 
 
@@ -86,7 +86,7 @@ def test_layouts_give_identical_tables(layout, small, tmp_path, monkeypatch):
     doc, reference = small
     p = tmp_path / "trace.json"
     p.write_bytes(dump(doc, **LAYOUTS[layout]))
-    monkeypatch.setattr(kineto.parse, "CHUNK_BYTES", 1 << 15)
+    monkeypatch.setattr(kineto.stream, "CHUNK_BYTES", 1 << 15)
     same_tables(reference, read(str(p)))
 
 
@@ -112,7 +112,7 @@ def test_piece_smaller_than_one_event(small, tmp_path, monkeypatch):
     doc, reference = small
     p = tmp_path / "trace.json"
     p.write_bytes(dump(doc))
-    monkeypatch.setattr(kineto.parse, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(kineto.stream, "CHUNK_BYTES", 64)
     same_tables(reference, read(str(p)))
 
 
@@ -129,7 +129,7 @@ def test_any_layout_gives_identical_tables(small, tmp_path, monkeypatch, indent,
         d = events_last(d)
     p = tmp_path / f"t{seed}.json"
     p.write_bytes(dump(d, indent=indent, separators=separators))
-    monkeypatch.setattr(kineto.parse, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(kineto.stream, "CHUNK_BYTES", chunk)
     same_tables(reference, read(str(p)))
 
 

@@ -60,6 +60,16 @@ class _TypeMismatch(Exception):
     """ADBC met a value whose type differs from the one it inferred for the column."""
 
 
+def _type_mismatch(e: BaseException) -> bool:
+    """Whether an ADBC read failed on a column that changes type part way ("[SQLite] Type mismatch
+    in column 1: expected INT64 but got STRING/BINARY", adbc-driver-sqlite 1.x, 1.13 tested). The
+    driver infers each column's type from its first rows; its error reaches us through the Arrow C
+    stream as a plain OSError, whose message is the only thing that tells this case from a damaged
+    file. Finding such columns in the data first would take a typeof() pass over every row: a
+    second read of the table."""
+    return "Type mismatch" in str(e)
+
+
 class SqliteSource:
     """One SQLite file opened for reading: its tables and columns, and column reads as Arrow.
 
@@ -243,7 +253,7 @@ class SqliteSource:
             stream, _ = stmt.execute_query()
             return _to_parts(pa.RecordBatchReader.from_stream(stream).read_all())
         except Exception as e:  # noqa: BLE001 - ADBC raises OSError or its own Error classes
-            if "Type mismatch" in str(e):
+            if _type_mismatch(e):
                 raise _TypeMismatch(str(e)) from None
             raise
         finally:

@@ -26,7 +26,7 @@ from .names import _is, _kineto_version, _memop_kind, _per_value, _short_names, 
 
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 
-def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None) -> Trace:
+def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
     """The model's tables from `parse.read_columns`' columns `c`, which are consumed: the columns
     one table needs are dropped from `c` once taken, so the tables are built beside fewer of them
     (a lower peak)."""
@@ -46,8 +46,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool, rank: int | None)
     is_step = _per_value(namev, lambda s: PROFILER_STEP.match(s) is not None)
 
     dist = header.get("distributedInfo") or {}
-    if rank is None:
-        rank = int(dist.get("rank", 0) or 0)
+    rank = int(dist.get("rank", 0) or 0)
     if require_gpu and not (is_kernel.any() or is_mem.any()):
         raise TraceError(f"{path}: torch.profiler trace with no GPU activity "
                          "(profile with activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])")

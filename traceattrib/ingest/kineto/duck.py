@@ -14,7 +14,7 @@ the one way DuckDB keeps them exact); the values are then checked and converted 
 columns (integers by pyarrow's strict cast) or on each distinct value (names, types, dims, grid).
 A piece holding any value the pyarrow path would treat differently is returned as None: pyarrow
 then reads it, with its own fixes and messages. What `conform` returns has the columns of
-`parse._schema(False)` that `_Acc.add_split` reads, with "Input type" joined and "Input Dims" as text.
+`arrow.schema(False)` that `tables.add_split` reads, with "Input type" joined and "Input Dims" as text.
 """
 from __future__ import annotations
 
