@@ -180,13 +180,14 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     Rows are first put in (start_ns, end_ns) order (stable), so the result does not depend on how
     the rank's rows were ordered among other ranks' (a directory merged, or one file alone)."""
     from . import steps
+    from .gpuops import gpu_ops
 
     rules = rules if rules is not None else classify.load_rules()
     trace, perm = sort_rows(trace)
     rank = _rank_of(trace)
     # the GPU ops table needs no classification: made in a second thread meanwhile (numpy,
     # which releases the GIL)
-    with beside(steps.gpu_ops, trace, name="traceattrib-ops") as making:
+    with beside(gpu_ops, trace, name="traceattrib-ops") as making:
         kc = classify.classify_kernels(trace.kernels, rules)
         mc = classify.classify_memops(trace.memops, rules)
         ops = making.result()

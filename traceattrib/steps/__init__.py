@@ -25,16 +25,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import TraceError
+from ..gpuops import gpu_ops
 from ..model import Trace
 from ..notes import Note, note
 from . import kinds, sources
 from .detect import DISTINCT, Detection
 from .kinds import word_kind
-from .ops import gpu_ops, launch_rows, name_matches
 from .vocab import Vocab, default_vocab
 from .windows import sync_ends
 
-__all__ = ["Steps", "find_steps", "gpu_ops", "launch_rows", "name_matches", "name_kind"]
+__all__ = ["Steps", "find_steps", "name_kind"]
 
 STEP_COLUMNS = ["rank", "index", "name", "kind", "kind_evidence", "tokens", "layers", "start_ns", "end_ns",
                 "cpu_start_ns", "cpu_end_ns", "n_ops", "warmup", "outlier"]

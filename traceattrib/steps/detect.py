@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .ops import pair_counts
+from .arrays import pair_counts
 
 MIN_COUNT = 3        # occurrences a name needs to define a period
 MIN_REGULAR = 0.6    # share of its gaps equal to the modal gap

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..model import Trace
 from ..notes import Note, note
-from .ops import name_in, pair_counts
+from .arrays import name_in, pair_counts
 from .vocab import Vocab
 
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..gpuops import rank_rows
 from ..model import Trace
 from ..notes import Note, note
 from . import detect
+from .arrays import bin_of, name_in, name_matches
 from .kinds import name_evidence
-from .ops import bin_of, name_in, name_matches, rank_rows
 from .vocab import Vocab
 from .windows import WINDOW_COLUMNS, assign, drop_nested, select_ranges, windows_from_ranges
 

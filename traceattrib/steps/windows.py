@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .ops import bin_of, name_in, name_matches
+from .arrays import bin_of, name_in, name_matches
 
 WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side"]
 
