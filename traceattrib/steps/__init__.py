@@ -15,15 +15,15 @@ The stages, each reading only what the ones before made:
   table       table.py     the step table and the op -> step assignment, as new frames and arrays
   kinds       kinds.py     kind, tokens and layers per step (names.py reads the names)
   flags       flags.py     warm-up and outlier steps
-`find_steps` runs them; detection reads only the GPU-op table and the attention mask, so it runs
-beside the context and the first candidate. All times int64 ns.
+`find_steps` runs them in one thread. Detection reads only the GPU-op table and the attention
+mask, so analysis.analyze_rank runs it beside the context and the first candidate, then `find`.
+All times int64 ns.
 """
 from __future__ import annotations
 
 import itertools
 import re
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,22 +79,16 @@ def name_kind(name: str, vocab: Vocab | None = None) -> str:
 
 def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series | None = None,
                layers: int | None = None, vocab: Vocab | None = None, ops: pd.DataFrame | None = None) -> Steps:
-    """Find steps from the best evidence present and assign GPU ops to them.
+    """Find steps from the best evidence present and assign GPU ops to them, in this thread.
 
     kernel_buckets: the classification of trace.kernels (aligned), used to count attention calls
     (layers per step) and attention variants (kinds); layers: the user's --layers, checked;
     ops: `gpuops.gpu_ops(trace)` when already made (read, never written)."""
     ops = gpu_ops(trace) if ops is None else ops
     attention = attention_mask(ops, kernel_buckets)
-    # detection (the check of every candidate) runs in a second thread while this one makes the
-    # context and the first candidate: both are mostly numpy, which releases the GIL (0.03-0.06 s
-    # less on 1M kernels)
-    with ThreadPoolExecutor(1, thread_name_prefix="traceattrib-detect") as pool:
-        detecting = pool.submit(detection, ops, attention)
-        ctx = context(trace, ops, attention, vocab)
-        cands = candidates(ctx, regex)
-        detected = detecting.result()
-    return find(ctx, cands, detected, layers)
+    ctx = context(trace, ops, attention, vocab)
+    cands = candidates(ctx, regex)
+    return find(ctx, cands, detection(ops, attention), layers)
 
 
 def candidates(ctx: Context, regex: str | None = None) -> Iterator[Candidate]:
