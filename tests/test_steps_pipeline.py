@@ -131,3 +131,5 @@ def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
     pd.testing.assert_frame_equal(plain.table, threaded.table)
     pd.testing.assert_frame_equal(plain.ops, threaded.ops)
     assert (plain.evidence, plain.why, plain.notes) == (threaded.evidence, threaded.why, threaded.notes)
+    np.testing.assert_array_equal(plain.attention, steps.attention_mask(ops, kb))
+    np.testing.assert_array_equal(threaded.attention, plain.attention)

@@ -63,6 +63,7 @@ class Steps:
            'detected' | 'whole_trace'.
     why:   what the source found and why it passed the cross-check (a note: "why.from", "why.whole").
     notes: what the user should know (thin evidence, inferred kinds, dropped warm-up, ...).
+    attention: per row of `ops`, True for attention kernels (None: kernels not classified).
     """
 
     table: pd.DataFrame
@@ -70,6 +71,7 @@ class Steps:
     evidence: str
     why: Note | None = None
     notes: list[Note] = field(default_factory=list)
+    attention: np.ndarray | None = None
 
 
 def name_kind(name: str, vocab: Vocab | None = None) -> str:
@@ -143,4 +145,5 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
         got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
         if got != layers:
             notes.append(note("steps.layers_mismatch", layers, got))
-    return Steps(table=table, ops=ctx.ops.assign(step=step), evidence=chosen.source, why=why, notes=notes)
+    return Steps(table=table, ops=ctx.ops.assign(step=step), evidence=chosen.source, why=why, notes=notes,
+                 attention=ctx.attention)
