@@ -83,7 +83,7 @@ def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_o
     memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
                                  step=analysis._op_step(st, "memop", len(trace.memops)))
     notes = [note("input", n) for n in trace.meta.get("notes", [])] + st.notes + bd.notes + sol_notes + ic.notes
-    att = steps.kinds.attention_mask(st.ops, kc["bucket"])
+    att = st.attention
     asg = layers_of.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, att,
                            trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
     inside = layers_of.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)

@@ -5,6 +5,7 @@ memory operations, CUDA-graph replays) in integer ns; `kineto_text` writes it as
 JSON (Kineto's own pretty layout, which the streaming reader takes, or compact JSON, which the
 exact reader takes) and `write_nsys` as an Nsight Systems SQLite export with the tables and
 columns of a modern (2025) export. Values are kept as given, so a test can put anything anywhere.
+`timelines` is a hypothesis strategy of plausible ones.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from hypothesis import strategies as st
 
 
 class Raw(str):
@@ -216,3 +219,65 @@ def write_nsys(tl: Timeline, path: Path, strict: bool = True) -> Path:
     con.commit()
     con.close()
     return path
+
+
+# ------------------------------------------------------------------------------------------------
+# hypothesis: plausible timelines
+
+KERNELS = [
+    "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT",
+    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>, true>(Params)",
+    "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)>",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>>(int, float)",
+    "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(float*, float const*, int)",
+    "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0",
+]
+OPS = ["aten::mm", "aten::to", "aten::add", "aten::_scaled_dot_product_flash_attention", "nccl:all_reduce"]
+NAMES = st.one_of(st.sampled_from(KERNELS), st.text(min_size=1, max_size=30))
+
+
+def step_name(family: str, i: int, text: str) -> str:
+    return {"decode": "prefill" if i == 0 else f"decode_step_{i - 1}", "profiler": f"ProfilerStep#{i}",
+            "sglang": f"step[{i}]", "any": text}[family]
+
+
+@st.composite
+def timelines(draw, graphs: bool = True) -> Timeline:
+    """A plausible process: steps of launches, each a CPU op around an API call and its GPU work
+    (graphs: some launches are CUDA-graph replays)."""
+    events: list[Event] = []
+    t = draw(st.integers(1_000, 10_000))  # every time >= 0 (CPU ops open 500 ns before their launch)
+    corr = 0
+    annotate = draw(st.booleans()) or draw(st.booleans())
+    family = draw(st.sampled_from(["decode", "profiler", "sglang", "any"]))
+    for i in range(draw(st.integers(0, 6))):
+        step_start = t
+        for _ in range(draw(st.sampled_from([0, 1, 2, 3, 4, 5, 6, 8, 12]))):
+            corr += 1
+            t += draw(st.integers(0, 20_000))
+            kind = draw(st.sampled_from(["kernel", "kernel", "kernel", "memcpy", "memset"] + ["graph"] * graphs))
+            launch_ns = draw(st.integers(1, 8_000))
+            api = {"kernel": "cudaLaunchKernel", "memcpy": "cudaMemcpyAsync", "memset": "cudaMemsetAsync",
+                   "graph": "cudaGraphLaunch"}[kind]
+            events.append(Event("op", draw(st.sampled_from(OPS)), t - 500, t + launch_ns + 500))
+            events.append(Event("launch", api, t, t + launch_ns, corr=corr))
+            g = t + draw(st.integers(0, 60_000))
+            stream = draw(st.sampled_from([7, 7, 20]))
+            for _ in range(draw(st.integers(2, 5)) if kind == "graph" else 1):
+                d = draw(st.integers(0, 100_000))
+                if kind == "memcpy":
+                    events.append(Event("memcpy", "Memcpy HtoD (Pageable -> Device)", g, g + d, stream, corr,
+                                        nbytes=draw(st.integers(0, 1 << 30))))
+                elif kind == "memset":
+                    events.append(Event("memset", "Memset (Device)", g, g + d, stream, corr, nbytes=4096))
+                else:
+                    events.append(Event("kernel", draw(NAMES), g, g + d, stream, corr, graph=kind == "graph",
+                                        grid=(draw(st.integers(1, 4096)), 1, 1)))
+                g += d + draw(st.integers(0, 2_000))
+            t += launch_ns + 1_000
+        if annotate:
+            events.append(Event("step", step_name(family, i, draw(st.text(min_size=1, max_size=20))), step_start,
+                                t + draw(st.integers(0, 10_000))))
+        t += draw(st.integers(0, 50_000))
+    return Timeline(events=events, gpu_name=draw(st.sampled_from(["NVIDIA H200", "NVIDIA H100 80GB HBM3"])))

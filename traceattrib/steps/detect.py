@@ -14,19 +14,27 @@ layers, does not), and the steps do not look like the layer groups of one forwar
 once in the whole stream, the embedding before the first layer and the lm_head after the last, sit
 in the first and last step only while the boundaries have no GPU gap that stands out). Of the
 periods that pass, the smallest is the forward: a larger one is a rhythm of several forwards (a
-prefill every 25 decode steps). Without attention kernels to count layers, the largest that passes. `ratio` (median boundary gap over
-the median of each step's widest inner gap) says how clearly the boundaries stand out: the chooser
-lets detection overrule other evidence only when it is at least DISTINCT.
-All times int64 ns; positions are indices into the rank's kernels sorted by start.
+prefill every 25 decode steps). Without attention kernels to count layers, the largest that
+passes. `ratio` (median boundary gap over the median of each step's widest inner gap) says how
+clearly the boundaries stand out: the chooser lets detection overrule other evidence only when it
+is at least DISTINCT.
+
+`detection` makes one Candidate of these steps (ops assigned by their GPU start) and keeps each
+rank's anchors, which check every other candidate (chooser.py). It reads only the GPU-op table and
+the attention mask. All times int64 ns; positions are indices into the rank's kernels sorted by start.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .ops import pair_counts
+from ..gpuops import rank_rows
+from ..notes import note
+from .arrays import bin_of, pair_counts
+from .candidate import WINDOW_COLUMNS, Candidate
 
 MIN_COUNT = 3        # occurrences a name needs to define a period
 MIN_REGULAR = 0.6    # share of its gaps equal to the modal gap
@@ -35,7 +43,7 @@ CLEAR = 3.0          # ... stand out clearly (a host sync and scheduling between
 MAX_TRIES = 8        # candidate periods tried, largest first
 
 
-@dataclass
+@dataclass(frozen=True)
 class Detection:
     """One rank's detected steps: kernel positions where steps start (`starts`) and end (`stops`,
     exclusive), the anchor name code and its positions, the period in kernels, and why."""
@@ -46,6 +54,51 @@ class Detection:
     anchor_pos: np.ndarray
     period: int
     ratio: float  # boundary gap / inner gap (medians)
+
+
+@dataclass(frozen=True)
+class Detected:
+    """Detection over every rank: its candidate (None when no rank has steps) and, per rank, its
+    Detection with `anchor_pos` as rows of the GPU-op table."""
+
+    candidate: Candidate | None
+    ranks: dict[int, Detection]
+
+
+def detection(ops: pd.DataFrame, attention: np.ndarray | None) -> Detected:
+    """Steps from each rank's kernel stream; ops are assigned by their GPU start: every op of the
+    rank from one step's first kernel to the next step's belongs to it. ops: the GPU-op table
+    (gpuops.gpu_ops); attention: per op, True for attention kernels (None: not classified)."""
+    step = np.full(len(ops), -1, np.int64)
+    cols: list[dict] = []
+    found: dict[int, Detection] = {}
+    kern = (ops["kind"] == "kernel").to_numpy()
+    start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    first = 0
+    for rank, idx in rank_rows(ops):
+        ki = idx[kern[idx]]
+        if not (start[ki][1:] >= start[ki][:-1]).all():
+            ki = ki[np.argsort(start[ki], kind="stable")]
+        st, en = start[ki], end[ki]
+        det = split(ops["name_code"].to_numpy()[ki], st, en, None if attention is None else attention[ki])
+        if det is None:
+            continue
+        found[int(rank)] = dataclasses.replace(det, anchor_pos=ki[det.anchor_pos])  # positions -> op rows
+        t0 = st[det.starts]
+        _, t1 = seg_argmax(en, det.starts, det.stops)
+        cols.append({"rank": np.full(t0.size, rank), "name": np.array([f"detected_{j}" for j in range(t0.size)], object),
+                     "pid": np.full(t0.size, int(ops["pid"].to_numpy()[ki[0]]), np.int64),
+                     "cpu_start_ns": t0, "cpu_end_ns": t1, "gpu_side": np.ones(t0.size, bool)})
+        q = start[idx]
+        j = bin_of(t0, q)
+        ok = (j >= 0) & ((j < t0.size - 1) | (q < t1[-1]))
+        step[idx[ok]] = first + j[ok]
+        first += t0.size
+    if not cols:
+        return Detected(None, found)
+    tab = pd.DataFrame({c: np.concatenate([d[c] for d in cols]) for c in WINDOW_COLUMNS})
+    tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
+    return Detected(Candidate("detected", note("label.detected"), tab, step), found)
 
 
 def regular_names(codes: np.ndarray) -> pd.DataFrame:

@@ -1,87 +1,45 @@
 """What each step is: prefill, decode, mixed or unknown, how many tokens it processed and how many
 layers it holds, from the best evidence, each step saying which.
 
-Evidence, best first: the step's name (vLLM's context/generation counts, SGLang's forward mode,
-TensorRT-LLM's ctx/gen requests, kind words); tokens from shapes (the M dimension of the GEMMs,
-torch traces recorded with record_shapes); attention kernels that only run for one kind
+Evidence, best first: the step's name (names.py); tokens from shapes (the M dimension of the
+GEMMs, torch traces recorded with record_shapes); attention kernels that only run for one kind
 (split-KV/paged decode kernels, varlen/prefill kernels); CUDA-graph replays of the whole model
 (decode, unless another source says otherwise; eager steps among them are the prefills); launch
 grids (a few steps launching far more thread blocks than the rest are prefills); spans (a few
-steps far longer than the rest). A prefill is slow by nature: warm-up flagging never takes one.
+steps far longer than the rest).
 """
 from __future__ import annotations
 
 import json
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ..model import Trace
 from ..notes import Note, note
-from .ops import name_in, pair_counts
-from .vocab import Vocab
+from .arrays import name_in, pair_counts
+from .inputs import Context
+from .names import name_evidence
 
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",
             "aten::baddbmm")
 
 
-def name_evidence(names: pd.Series, vocab: Vocab) -> pd.DataFrame:
-    """Per step name: kind ('prefill' | 'decode' | 'mixed' | 'none' (no forward) | 'unknown') and
-    tokens (-1 unknown), read once per distinct name."""
-    uniq, inv = np.unique(names.astype(str).to_numpy(), return_inverse=True)
-    kinds, tokens = [], []
-    for n in uniq:
-        k, t = _one_name(n, vocab)
-        kinds.append(k)
-        tokens.append(t)
-    return pd.DataFrame({"kind": np.array(kinds, dtype=object)[inv.reshape(-1)],
-                         "tokens": np.array(tokens, dtype=np.int64)[inv.reshape(-1)]})
-
-
-def _one_name(name: str, vocab: Vocab) -> tuple[str, int]:
-    for fam in vocab.families:
-        m = fam.regex.search(name)
-        if not m:
-            continue
-        g = {k: v for k, v in m.groupdict().items() if v is not None}
-        if "ctx_reqs" in g or "gen_reqs" in g:
-            c, n = int(g.get("ctx_reqs", 0)), int(g.get("gen_reqs", 0))
-            tok = int(g["ctx_tokens"]) + int(g.get("gen_tokens", 0)) if "ctx_tokens" in g else -1
-            if "total_tokens" in g:
-                tok = int(g["total_tokens"])
-            return ({(True, False): "prefill", (False, True): "decode", (True, True): "mixed",
-                     (False, False): "none"}[(c > 0, n > 0)], tok)
-        if "new_reqs" in g:
-            new, cached = int(g["new_reqs"]), int(g["cached_reqs"])
-            # 'cached' also counts continuing prefill chunks: new == 0 is decode or chunked prefill
-            return ({(True, False): "prefill", (False, True): "decode", (True, True): "mixed",
-                     (False, False): "none"}[(new > 0, cached > 0)], -1)
-        if "mode" in g:
-            mode = g["mode"].upper()
-            kind = next((k for k, ms in vocab.modes.items() if mode in ms), "unknown")
-            tok = int(g["toks"]) if "toks" in g else (int(g["bs"]) if kind == "decode" and "bs" in g else -1)
-            return kind, tok
-        break  # a family without counts: fall through to kind words
-    return word_kind(name, vocab), -1
-
-
-def word_kind(name: str, vocab: Vocab) -> str:
-    """prefill | decode | mixed | unknown from kind words in a name."""
-    hits = {k for k, p in vocab.kind_words.items() if p.search(name)}
-    if "mixed" in hits or {"prefill", "decode"} <= hits:
-        return "mixed"
-    return hits.pop() if hits else "unknown"
-
-
-def is_training(trace: Trace) -> bool:
-    """Backward kernels or autograd ops in the trace: a training step, not prefill or decode."""
-    words = ("backward", "bwd", "wgrad", "dgrad", "autograd::engine")
-    for col in (trace.kernels["name"], trace.kernels["op"]):
-        cats = col.cat.categories if hasattr(col, "cat") else pd.Index(col.unique())
-        if any(any(w in str(c).lower() for w in words) for c in cats):
-            return True
-    return False
+def describe(table: pd.DataFrame, step: np.ndarray, ctx: Context) -> tuple[dict[str, np.ndarray], list[Note]]:
+    """Per step: kind, kind_evidence, tokens (-1 unknown) and layers (-1 unknown), as new columns,
+    and what the reader should know. table: the step table (table.py: name, rank, start_ns,
+    end_ns); step: per op, its row in `table` (-1 outside)."""
+    n = len(table)
+    ev = name_evidence(table["name"], ctx.vocab)
+    named = np.where(ev["kind"].to_numpy() == "none", "unknown", ev["kind"].to_numpy())
+    tok = ev["tokens"].to_numpy()
+    tokens = np.where(tok > 0, tok, tokens_from_shapes(ctx.trace, ctx.ops, step, n))
+    layers = layers_per_step(ctx.ops, step, n, ctx.attention)
+    span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
+    kind, evidence, notes = infer_kinds(named, tokens, span, step, ctx)
+    return {"kind": kind, "kind_evidence": evidence, "tokens": tokens, "layers": layers}, notes
 
 
 # --- tokens from shapes --------------------------------------------------------------------------
@@ -110,9 +68,10 @@ def gemm_rows(op: str, dims: str) -> int:
     return -1
 
 
-def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, nsteps: int) -> np.ndarray:
+def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> np.ndarray:
     """Tokens per step: the most common row count (ties: the larger) of the GEMM ops whose kernels
-    the step holds, each op counted once; -1 where no GEMM has shapes."""
+    the step holds, each op counted once; -1 where no GEMM has shapes. step: per op, its step (-1
+    outside)."""
     out = np.full(nsteps, -1, np.int64)
     k, c = trace.kernels, trace.cpu_ops
     if not len(k) or not len(c):
@@ -120,7 +79,7 @@ def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, nsteps: int) -> np.ndarr
     shaped = ~name_in(c["input_dims"], [""])
     if not shaped.any():
         return out
-    kern = (ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)
+    kern = (ops["kind"] == "kernel").to_numpy() & (step >= 0)
     if not kern.any():
         return out
     src = ops["src"].to_numpy()[kern]
@@ -129,7 +88,7 @@ def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, nsteps: int) -> np.ndarr
     if not has.any():
         return out
     inst = pd.DataFrame({"rank": k["rank"].to_numpy()[src][has], "ext_id": op_id[has],
-                         "step": ops["step"].to_numpy()[kern][has]}).drop_duplicates(["rank", "ext_id"])
+                         "step": step[kern][has]}).drop_duplicates(["rank", "ext_id"])
     # only GEMM ops have rows (gemm_rows is -1 for the others, which are not counted)
     shapes = c.loc[shaped & name_in(c["name"], GEMM_OPS), ["rank", "ext_id", "name", "input_dims"]]
     inst = inst.merge(shapes, on=["rank", "ext_id"], how="inner")
@@ -150,17 +109,17 @@ def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, nsteps: int) -> np.ndarr
 
 # --- layers --------------------------------------------------------------------------------------
 
-def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None) -> np.ndarray:
+def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention: np.ndarray | None) -> np.ndarray:
     """Layers each step holds: the most common count (ties: the smaller) among its attention kernel
     names (each layer calls attention once), else among all its kernel names that repeat; -1 none.
 
-    attention: per op, True for attention kernels (None: unknown)."""
+    step: per op, its step (-1 outside); attention: per op, True for attention kernels (None: unknown)."""
     out = np.full(nsteps, -1, np.int64)
-    kern = (ops["kind"] == "kernel").to_numpy() & (ops["step"].to_numpy() >= 0)
+    kern = (ops["kind"] == "kernel").to_numpy() & (step >= 0)
     for sel in ((kern & attention) if attention is not None else None, kern):
         if sel is None or not sel.any() or (out >= 0).all():
             continue
-        cnt = pair_counts(ops["step"].to_numpy()[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
+        cnt = pair_counts(step[sel], ops["name_code"].to_numpy()[sel], ("step", "name", "c"))
         if sel is kern:
             cnt = cnt[cnt["c"] >= 2]
         freq = pair_counts(cnt["step"].to_numpy(), cnt["c"].to_numpy(), ("step", "c", "n"))
@@ -172,130 +131,124 @@ def layers_per_step(ops: pd.DataFrame, nsteps: int, attention: np.ndarray | None
 
 # --- kinds ---------------------------------------------------------------------------------------
 
-def infer_kinds(table: pd.DataFrame, ops: pd.DataFrame, trace: Trace, vocab: Vocab,
-                attention: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, list[Note]]:
-    """Kinds and their evidence for steps whose name said nothing. Returns (kind, evidence, notes);
-    `table` needs kind (from names), tokens, rank."""
-    kind = table["kind"].to_numpy(object).copy()
+Decision = tuple[np.ndarray, str, str]  # (steps, kind, evidence): a rule's verdict on some steps
+
+
+class _Facts(NamedTuple):
+    """What the kind rules read, per step (tokens, span in ns) and per op (step, kernel inside a step)."""
+
+    tokens: np.ndarray
+    span: np.ndarray
+    sid: np.ndarray
+    kern: np.ndarray
+    ctx: Context
+
+
+def infer_kinds(named: np.ndarray, tokens: np.ndarray, span: np.ndarray, step: np.ndarray,
+                ctx: Context) -> tuple[np.ndarray, np.ndarray, list[Note]]:
+    """Kinds and their evidence for steps whose name said nothing: (kind, evidence, notes).
+
+    named: per step, the kind its name says ('unknown': nothing); tokens: per step (-1 unknown);
+    span: per step, end - start (ns); step: per op, its step (-1 outside). Each rule, in order,
+    decides some of the steps still unknown."""
+    kind = named.astype(object, copy=True)
     ev = np.where(kind != "unknown", "name", "").astype(object)
     notes: list[Note] = []
-    n = len(table)
-    todo = kind == "unknown"
-    if not todo.any():
+    if not (kind == "unknown").any():
         return kind, ev, notes
-    sid = ops["step"].to_numpy()
-    kern = (ops["kind"] == "kernel").to_numpy() & (sid >= 0)
-    if is_training(trace):
+    if ctx.training:
         notes.append(note("steps.training"))
         return kind, ev, notes
-    # 1. tokens: decode processes one token per sequence; prefill many
-    tok = table["tokens"].to_numpy(np.int64)
-    known = todo & (tok > 0)
-    if known.sum() >= 2:
-        tmin = tok[known].min()
-        big = known & (tok >= 4 * tmin) & (tok >= 16)
-        small = known & ~big
-        # a clear split, or uniform small batches over several steps (decode alone)
-        if big.any() or (tmin <= 256 and known.sum() >= 3):
-            kind[big], ev[big] = "prefill", "tokens"
-            kind[small], ev[small] = "decode", "tokens"
-            todo = kind == "unknown"
-    # 2. attention kernels that run for one kind only
-    if todo.any() and attention is not None and (kern & attention).any():
-        sel = kern & attention
-        codes = ops["name_code"].to_numpy()[sel]
-        cats = trace.kernels["name"].cat.categories
-        uc = np.unique(codes[codes >= 0])
-        dec = {int(c) for c in uc if vocab.decode_attention.search(cats[c])}
-        pre = {int(c) for c in uc if vocab.prefill_attention.search(cats[c])}
-        s_dec = np.bincount(sid[sel][np.isin(codes, list(dec))], minlength=n)[:n] > 0
-        s_pre = np.bincount(sid[sel][np.isin(codes, list(pre))], minlength=n)[:n] > 0
-        s_any = np.bincount(sid[sel], minlength=n)[:n] > 0
-        if s_dec.any():  # where decodes run decode-only kernels, a forward running none is a prefill
-            s_pre |= s_any & ~s_dec
-        for m, k in ((todo & s_dec & ~s_pre, "decode"), (todo & s_pre & ~s_dec, "prefill")):
-            kind[m], ev[m] = k, "attention kernel"
-        todo = kind == "unknown"
-    # 3. CUDA-graph replays of the whole model are decode; eager steps among them prefill
-    if todo.any():
-        gk = trace.kernels["graph_id"].notna().to_numpy() if len(trace.kernels) else np.zeros(0, bool)
-        graphed = np.zeros(len(ops), bool)
-        m = (ops["kind"] == "kernel").to_numpy()
-        graphed[m] = gk[ops["src"].to_numpy()[m]]
-        graphed |= (ops["kind"] == "graph").to_numpy()
-        inside = sid >= 0
-        share = np.bincount(sid[inside & graphed], minlength=n)[:n] / \
-            np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
-        replay = todo & (share >= 0.5)
-        if (share >= 0.5).sum() >= 2:
-            kind[replay], ev[replay] = "decode", "graph replay"
-            eager = todo & (share < 0.05)
-            kind[eager], ev[eager] = "prefill", "eager among graph replays"
-            todo = kind == "unknown"
-    # 4. launch grids: a few steps launching far more thread blocks than the typical step
-    if todo.sum() >= 3:
-        kt = trace.kernels
-        blocks = kt["grid_x"].to_numpy(np.int64) * kt["grid_y"].to_numpy(np.int64) * kt["grid_z"].to_numpy(np.int64)
-        work = np.bincount(sid[kern], weights=blocks[ops["src"].to_numpy()[kern]], minlength=n)[:n]
-        med = np.median(work[todo])
-        if med > 0:
-            big = todo & (work > 4 * med)
-            rest = todo & ~big
-            if big.any() and rest.sum() >= 2:
-                kind[big], ev[big] = "prefill", "launch grid"
-                kind[rest], ev[rest] = "decode", "launch grid"
-    # 5. relative span: a few steps far longer than the rest (a kernel-only trace: a 400 ms prefill
-    #    among 14 ms decodes)
-    todo = kind == "unknown"
-    if todo.sum() >= 3:
-        span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
-        med = np.median(span[todo])
-        big = todo & (span > 4 * med)
-        rest = todo & ~big
-        if big.any() and big.sum() <= rest.sum() / 2:
-            kind[big], ev[big] = "prefill", "span"
-            kind[rest], ev[rest] = "decode", "span"
+    kern = (ctx.ops["kind"] == "kernel").to_numpy() & (step >= 0)
+    facts = _Facts(tokens.astype(np.int64, copy=False), span, step, kern, ctx)
+    for rule in (_by_tokens, _by_attention, _by_graph_replays, _by_launch_grids, _by_spans):
+        for m, k, why in rule(kind == "unknown", facts):
+            kind[m], ev[m] = k, why
     inferred = pd.Series(ev[(ev != "name") & (ev != "")]).value_counts()
     if len(inferred):
         notes.append(note("steps.kinds_inferred", *inferred.index, counts=tuple(inferred.to_numpy())))
     return kind, ev, notes
 
 
-def flag(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(warmup, outlier) per step. Warm-up: leading steps of a kind much slower than that kind's
-    median (never a prefill: prefills are slow by nature); outlier: any other step whose span is
-    far from its kind's median (median absolute deviation based)."""
-    span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
-    warm = np.zeros(len(table), bool)
-    out = np.zeros(len(table), bool)
-    for (_rank, kind), grp in table.groupby(["rank", "kind"], sort=False):
-        idx = grp.index.to_numpy()
-        if idx.size < 4:
-            continue
-        s = span[idx]
-        med = np.median(s)
-        mad = np.median(np.abs(s - med)) or med * 0.01
-        far = np.abs(s - med) > max(6 * mad, 0.25 * med)
-        slow = s > med + max(6 * mad, 0.25 * med)
-        if kind != "prefill":
-            j = 0
-            while j < idx.size and slow[j]:
-                warm[idx[j]] = True
-                j += 1
-        out[idx] = far & ~warm[idx]
-    return warm, out
+def _by_tokens(todo: np.ndarray, f: _Facts) -> list[Decision]:
+    """Decode processes one token per sequence, prefill many: a clear split, or uniform small
+    batches over several steps (decode alone)."""
+    tok = f.tokens
+    known = todo & (tok > 0)
+    if known.sum() < 2:
+        return []
+    tmin = tok[known].min()
+    big = known & (tok >= 4 * tmin) & (tok >= 16)
+    small = known & ~big
+    if big.any() or (tmin <= 256 and known.sum() >= 3):
+        return [(big, "prefill", "tokens"), (small, "decode", "tokens")]
+    return []
 
 
-def attention_mask(ops: pd.DataFrame, kernel_buckets: pd.Series | None) -> np.ndarray | None:
-    """Per op: True for attention kernels (from the classification), None when not classified."""
-    if kernel_buckets is None:
-        return None
-    b = pd.Categorical(kernel_buckets)
-    if "attention" not in b.categories:
-        return np.zeros(len(ops), bool)
-    is_att = b.codes == b.categories.get_loc("attention")
+def _by_attention(todo: np.ndarray, f: _Facts) -> list[Decision]:
+    """Attention kernels that run for one kind only; where decodes run decode-only kernels, a
+    forward running none is a prefill."""
+    attention, ops, vocab = f.ctx.attention, f.ctx.ops, f.ctx.vocab
+    if not todo.any() or attention is None or not (f.kern & attention).any():
+        return []
+    n, sid = todo.size, f.sid
+    sel = f.kern & attention
+    codes = ops["name_code"].to_numpy()[sel]
+    cats = f.ctx.trace.kernels["name"].cat.categories
+    uc = np.unique(codes[codes >= 0])
+    dec = {int(c) for c in uc if vocab.decode_attention.search(cats[c])}
+    pre = {int(c) for c in uc if vocab.prefill_attention.search(cats[c])}
+    s_dec = np.bincount(sid[sel][np.isin(codes, list(dec))], minlength=n)[:n] > 0
+    s_pre = np.bincount(sid[sel][np.isin(codes, list(pre))], minlength=n)[:n] > 0
+    s_any = np.bincount(sid[sel], minlength=n)[:n] > 0
+    if s_dec.any():
+        s_pre |= s_any & ~s_dec
+    return [(todo & s_dec & ~s_pre, "decode", "attention kernel"), (todo & s_pre & ~s_dec, "prefill", "attention kernel")]
+
+
+def _by_graph_replays(todo: np.ndarray, f: _Facts) -> list[Decision]:
+    """CUDA-graph replays of the whole model are decode; eager steps among them prefill."""
+    if not todo.any():
+        return []
+    ops, kernels = f.ctx.ops, f.ctx.trace.kernels
+    n, sid = todo.size, f.sid
+    gk = kernels["graph_id"].notna().to_numpy() if len(kernels) else np.zeros(0, bool)
+    graphed = np.zeros(len(ops), bool)
     m = (ops["kind"] == "kernel").to_numpy()
-    out = np.zeros(len(ops), bool)
-    out[m] = is_att[ops["src"].to_numpy()[m]]
-    return out
+    graphed[m] = gk[ops["src"].to_numpy()[m]]
+    graphed |= (ops["kind"] == "graph").to_numpy()
+    inside = sid >= 0
+    share = np.bincount(sid[inside & graphed], minlength=n)[:n] / np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
+    if (share >= 0.5).sum() < 2:
+        return []
+    return [(todo & (share >= 0.5), "decode", "graph replay"), (todo & (share < 0.05), "prefill", "eager among graph replays")]
 
+
+def _by_launch_grids(todo: np.ndarray, f: _Facts) -> list[Decision]:
+    """A few steps launching far more thread blocks than the typical step are prefills."""
+    if todo.sum() < 3:
+        return []
+    kt, ops, n = f.ctx.trace.kernels, f.ctx.ops, todo.size
+    blocks = kt["grid_x"].to_numpy(np.int64) * kt["grid_y"].to_numpy(np.int64) * kt["grid_z"].to_numpy(np.int64)
+    work = np.bincount(f.sid[f.kern], weights=blocks[ops["src"].to_numpy()[f.kern]], minlength=n)[:n]
+    med = np.median(work[todo])
+    if med <= 0:
+        return []
+    big = todo & (work > 4 * med)
+    rest = todo & ~big
+    if big.any() and rest.sum() >= 2:
+        return [(big, "prefill", "launch grid"), (rest, "decode", "launch grid")]
+    return []
+
+
+def _by_spans(todo: np.ndarray, f: _Facts) -> list[Decision]:
+    """A few steps far longer than the rest are prefills (a kernel-only trace: a 400 ms prefill
+    among 14 ms decodes)."""
+    if todo.sum() < 3:
+        return []
+    med = np.median(f.span[todo])
+    big = todo & (f.span > 4 * med)
+    rest = todo & ~big
+    if big.any() and big.sum() <= rest.sum() / 2:
+        return [(big, "prefill", "span"), (rest, "decode", "span")]
+    return []

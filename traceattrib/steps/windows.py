@@ -15,9 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .ops import bin_of, name_in, name_matches
-
-WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side"]
+from .arrays import bin_of, name_in, name_matches
 
 
 def select_ranges(ranges: pd.DataFrame, pattern: re.Pattern, exclude: re.Pattern | None = None) -> pd.DataFrame:
@@ -50,7 +48,7 @@ def drop_nested(sel: pd.DataFrame) -> pd.DataFrame:
 
 
 def windows_from_ranges(rng: pd.DataFrame) -> pd.DataFrame:
-    """The window table (WINDOW_COLUMNS) of selected ranges, sorted by rank and start."""
+    """The window table (candidate.WINDOW_COLUMNS) of selected ranges, sorted by rank and start."""
     rng = rng.sort_values(["rank", "start_ns"], kind="stable")
     return pd.DataFrame({
         "rank": rng["rank"].to_numpy(), "name": rng["name"].astype(str).to_numpy(),
@@ -59,21 +57,12 @@ def windows_from_ranges(rng: pd.DataFrame) -> pd.DataFrame:
         "gpu_side": name_in(rng["source"], ["gpu_user_annotation"])})
 
 
-def sync_ends(launches: pd.DataFrame, sync: re.Pattern) -> pd.DataFrame:
-    """End times of synchronizing calls (rank, pid, end_ns), sorted."""
-    if not len(launches):
-        return pd.DataFrame({"rank": [], "pid": [], "end_ns": []})
-    m = name_matches(launches["name"], sync)
-    s = pd.DataFrame({c: launches[c].to_numpy()[m] for c in ("rank", "pid", "end_ns")})
-    return s.sort_values(["rank", "pid", "end_ns"], ignore_index=True)
-
-
 def assign(win: pd.DataFrame, ops: pd.DataFrame, syncs: pd.DataFrame | None = None,
            extend: bool = True) -> tuple[np.ndarray, pd.DataFrame]:
     """Step row (into `win`) of every op, -1 outside; and `win` with `own_start_ns` / `own_end_ns`,
     the widened CPU bounds that were used (see the module docstring).
 
-    win: WINDOW_COLUMNS, one row per step. Windows of one rank and process must not overlap."""
+    win: candidate.WINDOW_COLUMNS, one row per step. Windows of one rank and process must not overlap."""
     win = win.reset_index(drop=True).copy()
     win["own_start_ns"] = win["cpu_start_ns"].to_numpy(np.int64)
     win["own_end_ns"] = win["cpu_end_ns"].to_numpy(np.int64)

@@ -1,0 +1,135 @@
+"""The step pipeline's stages on generated traces (tracegen.timelines, written as
+torch.profiler JSON or an nsys export and read back): no stage changes what it reads, the op ->
+step assignment is the chosen candidate's renumbered over the steps that hold GPU work and agrees
+with the step table, and the orchestrator's run (detection in a second thread) equals the plain
+`find_steps`."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from traceattrib import analysis, classify, steps
+from traceattrib.errors import TraceError
+from traceattrib.gpuops import gpu_ops
+from traceattrib.ingest import read
+from traceattrib.model import Trace
+from traceattrib.steps import flags, graphs, kinds, sources
+from traceattrib.steps.table import step_table
+
+from tracegen import Timeline, kineto_text, timelines, write_nsys
+
+SETTINGS = dict(max_examples=40, deadline=None, derandomize=True, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+RULES = classify.load_rules()
+
+
+def load(tl: Timeline, fmt: str) -> Trace | None:
+    """The timeline as a trace read back, None when it holds no GPU work to read."""
+    with tempfile.TemporaryDirectory() as d:
+        if fmt == "kineto":
+            path = Path(d) / "g.pt.trace.json"
+            path.write_text(kineto_text(tl, "compact"), encoding="utf-8")
+        else:
+            path = write_nsys(tl, Path(d) / "g.sqlite")
+        try:
+            return read(str(path))
+        except TraceError:
+            return None
+
+
+def all_candidates(ctx: steps.Context, detected: steps.Detected) -> list[steps.Candidate]:
+    """Every candidate the chooser could take, as the table stage would get it."""
+    out = list(steps.candidates(ctx)) + [c for c in (detected.candidate, sources.whole_trace(ctx.ops)) if c is not None]
+    return [graphs.add_eager_forwards(c, ctx) if c.source == "cuda_graphs" else c for c in out]
+
+
+@settings(**SETTINGS)
+@given(tl=timelines(), fmt=st.sampled_from(["kineto", "nsys"]))
+def test_no_stage_changes_what_it_reads(tl, fmt):
+    tr = load(tl, fmt)
+    if tr is None:
+        return
+    ops = gpu_ops(tr)
+    ops_before = ops.copy(deep=True)
+    attention = steps.attention_mask(ops, classify.classify_kernels(tr.kernels, RULES)["bucket"])
+    ctx = steps.context(tr, ops, attention)
+    cands = all_candidates(ctx, steps.detection(ops, attention))
+    kept = [(c.table.copy(deep=True), c.step.copy()) for c in cands]
+    for c in cands:
+        try:
+            table, step, _ = step_table(c, ctx)
+        except TraceError:  # no step holds GPU work
+            continue
+        table_before = table.copy(deep=True)
+        described, _ = kinds.describe(table, step, ctx)
+        flags.flag(table.assign(**described))
+        pd.testing.assert_frame_equal(table, table_before)
+    for c, (table, step) in zip(cands, kept):
+        pd.testing.assert_frame_equal(c.table, table)
+        np.testing.assert_array_equal(c.step, step)
+        assert not c.step.flags.writeable
+    pd.testing.assert_frame_equal(ctx.ops, ops_before)
+    if attention is not None:
+        assert attention.dtype == bool and attention.size == len(ops)
+
+
+@settings(**SETTINGS)
+@given(tl=timelines(), fmt=st.sampled_from(["kineto", "nsys"]))
+def test_assignment_is_the_candidates_over_steps_with_gpu_work(tl, fmt):
+    tr = load(tl, fmt)
+    if tr is None:
+        return
+    ops = gpu_ops(tr)
+    ctx = steps.context(tr, ops, None)
+    start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    for c in all_candidates(ctx, steps.detection(ops, None)):
+        has_ops = np.bincount(c.step[c.step >= 0], minlength=len(c.table)) > 0
+        try:
+            table, step, notes = step_table(c, ctx)
+        except TraceError:
+            assert not has_ops.any()
+            continue
+        # the candidate's step renumbered over the steps that hold an op, -1 kept
+        np.testing.assert_array_equal(step, np.where(c.step >= 0, np.cumsum(has_ops)[np.maximum(c.step, 0)] - 1, -1))
+        assert len(table) == has_ops.sum() and (len(notes) == 1) == (not has_ops.all())
+        inside = step >= 0
+        n = np.bincount(step[inside], minlength=len(table))
+        last = pd.Series(end[inside]).groupby(step[inside]).max().reindex(range(len(table))).to_numpy()
+        first = pd.Series(start[inside]).groupby(step[inside]).min().reindex(range(len(table))).to_numpy()
+        np.testing.assert_array_equal(table["n_ops"].to_numpy(), n)
+        np.testing.assert_array_equal(table["end_ns"].to_numpy(), last)
+        assert (table["start_ns"].to_numpy() <= first).all()  # moved back over the host's preparation only
+        assert (table["index"].to_numpy() == table.groupby("rank").cumcount().to_numpy()).all()
+
+
+@settings(**SETTINGS)
+@given(tl=timelines(), fmt=st.sampled_from(["kineto", "nsys"]), regex=st.sampled_from([None, None, r"step", r"zzz", "("]))
+def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
+    tr = load(tl, fmt)
+    if tr is None:
+        return
+    kb = classify.classify_kernels(tr.kernels, RULES)["bucket"]
+    ops = gpu_ops(tr)
+    ops_before = ops.copy(deep=True)
+    try:
+        plain = steps.find_steps(tr, regex, kernel_buckets=kb, layers=2, ops=ops)
+    except TraceError as e:
+        with pytest.raises(TraceError) as threaded:
+            analysis._find_steps(tr, ops, kb, regex, 2)
+        assert (threaded.value.param, threaded.value.reason, str(threaded.value)) == (e.param, e.reason, str(e))
+        return
+    threaded = analysis._find_steps(tr, ops, kb, regex, 2)
+    pd.testing.assert_frame_equal(ops, ops_before)  # the caller's table: read, never written
+    for st_ in (plain, threaded):
+        pd.testing.assert_frame_equal(st_.ops.drop(columns="step"), ops)
+    pd.testing.assert_frame_equal(plain.table, threaded.table)
+    pd.testing.assert_frame_equal(plain.ops, threaded.ops)
+    assert (plain.evidence, plain.why, plain.notes) == (threaded.evidence, threaded.why, threaded.notes)
+    np.testing.assert_array_equal(plain.attention, steps.attention_mask(ops, kb))
+    np.testing.assert_array_equal(threaded.attention, plain.attention)

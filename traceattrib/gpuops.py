@@ -1,0 +1,112 @@
+"""The GPU-op table: kernels, memory ops and whole-graph executions in one table, each with the
+API call that launched it. Steps, attribution and idle causes read it. All times int64 ns."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .model import Trace
+
+OP_KINDS = ["kernel", "memop", "graph"]
+
+
+def gpu_ops(trace: Trace) -> pd.DataFrame:
+    """Kernels, memory ops and whole-graph executions in one table, with their launch call time.
+
+    Columns: start_ns, end_ns, device, stream, rank, pid, correlation, kind ('kernel' | 'memop' |
+    'graph'), src (row in its source table), name_code (kernel name category code, -1 for others),
+    launch_row (row in trace.launches of the launch call, -1 when none was found; idle.py joins
+    through it too), launch_start_ns (that call's start, -1 when none), before_trace (no launch
+    call, and launched before the trace's first one: see launched_before_trace).
+    """
+    parts = [(kind, tab) for kind, tab in (("kernel", trace.kernels), ("memop", trace.memops), ("graph", trace.graphs))
+             if len(tab)]
+    if not parts:
+        return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
+                                     "kind", "src", "launch_start_ns"])
+    cols = {c: np.concatenate([tab[c].to_numpy() for _, tab in parts])
+            for c in ("start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation")}
+    cols["src"] = np.concatenate([np.arange(len(tab)) for _, tab in parts])
+    cols["kind"] = np.concatenate([np.full(len(tab), OP_KINDS.index(kind), np.int8) for kind, tab in parts])
+    cols["name_code"] = np.concatenate([tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel"
+                                        else np.full(len(tab), -1, np.int64) for kind, tab in parts])
+    # rows by rank and start (stable: kernels, then memops, then graphs), sorted before the table is built
+    order = np.lexsort((cols["start_ns"], cols["rank"]))
+    cols = {c: v[order] for c, v in cols.items()}
+    cols["kind"] = pd.Categorical.from_codes(cols["kind"], OP_KINDS)
+    ops = pd.DataFrame(cols, copy=False)  # the columns are fresh copies already
+    ops["launch_row"] = launch_rows(ops, trace.launches)
+    row = ops["launch_row"].to_numpy()
+    starts = trace.launches["start_ns"].to_numpy(np.int64)
+    ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
+    ops["before_trace"] = launched_before_trace(ops, trace.launches)
+    return ops
+
+
+def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Row in `launches` of the API call that launched each op (same rank, process and correlation
+    id; the first row on duplicates), -1 if none.
+
+    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64 (the
+    correlation id alone when all calls and ops are of one process)."""
+    out = np.full(len(ops), -1, np.int64)
+    if not len(launches) or not len(ops):
+        return out
+    cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
+    if all(a.min() == a.max() == b.min() == b.max() for a, b in cols[:2]):
+        lk, ok = cols[2]
+    else:
+        fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
+            max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
+            max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
+        if not fits:  # unusual ids: the general (slower) join
+            key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
+                .drop_duplicates(["rank", "pid", "correlation"])
+            m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
+            return m["row"].fillna(-1).astype(np.int64).to_numpy()
+        lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
+        ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    if (lk[1:] > lk[:-1]).all() and lk[0] >= 0 and ok.min() >= 0 and \
+            max(lk[-1], ok.max()) < 8 * (lk.size + ok.size) + (1 << 16) and lk.size < 2 ** 31:
+        # distinct keys in order, not too sparse (CUPTI numbers every API call of a process; the
+        # exports here keep one in 2 to 5): a lookup table (int32, at most 32 bytes per row), no search
+        lut = np.full(max(lk[-1], ok.max()) + 1, -1, np.int32)
+        lut[lk] = np.arange(lk.size, dtype=np.int32)
+        return lut[ok].astype(np.int64)
+    if (lk[1:] >= lk[:-1]).all():  # calls in correlation order already (one process, as recorded)
+        order, sk = np.arange(lk.size), lk
+    else:
+        order = np.argsort(lk, kind="stable")  # stable: the first (earliest) call wins on duplicates
+        sk = lk[order]
+    pos = np.minimum(np.searchsorted(sk, ok, side="left"), sk.size - 1)
+    hit = sk[pos] == ok
+    out[hit] = order[pos[hit]]
+    return out
+
+
+def launched_before_trace(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
+    """Ops with no launch call whose correlation id is below every launch call of their process:
+    launched before the trace's CPU side began (torch.profiler records GPU work still running from
+    the iteration before its window), so no step of the trace holds them."""
+    out = np.zeros(len(ops), bool)
+    if not len(launches) or not len(ops):
+        return out
+    corr = ops["correlation"].to_numpy(np.int64)
+    miss = np.flatnonzero((ops["launch_row"].to_numpy() < 0) & (corr > 0))
+    if not miss.size:  # the usual case: every op has its launch call (grouping millions of calls is costly)
+        return out
+    first = launches.groupby(["rank", "pid"])["correlation"].min()
+    key = pd.MultiIndex.from_arrays([ops["rank"].to_numpy()[miss], ops["pid"].to_numpy()[miss]])
+    lo = first.reindex(key).to_numpy(dtype=np.float64)  # NaN: a process with no launch calls
+    out[miss] = corr[miss] < lo
+    return out
+
+
+def rank_rows(ops: pd.DataFrame) -> list[tuple[object, np.ndarray]]:
+    """(rank, its rows in order) per rank, ranks ascending. gpu_ops' table is sorted by rank, so
+    each rank's rows are one run (no grouping needed)."""
+    r = ops["rank"].to_numpy()
+    if not (r[1:] >= r[:-1]).all():
+        return [(rank, np.sort(idx)) for rank, idx in ops.groupby("rank", sort=True).indices.items()]
+    bounds = np.r_[0, np.flatnonzero(r[1:] != r[:-1]) + 1, r.size]
+    return [(r[a], np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
