@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+
+from .. import vocab
 
 
 @dataclass(frozen=True)
@@ -21,9 +21,9 @@ class IdleRules:
 @lru_cache(maxsize=1)
 def load_rules() -> IdleRules:
     """The packaged idle vocabulary (rules/idle.toml)."""
-    doc = tomllib.loads(resources.files("traceattrib").joinpath("rules", "idle.toml").read_text("utf-8"))
+    f = vocab.load("idle", vocab.IdleFile)
     return IdleRules(
-        launch_run_gap_ns=int(round(float(doc["launch_run_gap_us"]) * 1000)),
-        sync_calls=tuple(re.compile(p, re.I) for p in doc["sync_calls"]),
-        memcpy_calls=re.compile(doc["memcpy_calls"], re.I),
-        skip_frames=tuple(re.compile(p) for p in doc["skip_frames"]))
+        launch_run_gap_ns=int(round(float(f.launch_run_gap_us) * 1000)),
+        sync_calls=tuple(re.compile(p, re.I) for p in f.sync_calls),
+        memcpy_calls=re.compile(f.memcpy_calls, re.I),
+        skip_frames=tuple(re.compile(p) for p in f.skip_frames))
