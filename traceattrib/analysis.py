@@ -204,7 +204,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
         kstep = _op_step(st, "kernel", len(trace.kernels))
-        # speed of light (sol.py): per-step bytes, FLOPs and floor columns in the step table
+        # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
         bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)

@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any, TypeVar
 
 import msgspec
-from msgspec import Struct
+from msgspec import Struct, field
 
 from .errors import TraceError
 
@@ -118,7 +118,31 @@ class CollectivesFile(Struct, frozen=True, forbid_unknown_fields=True):
     collective: tuple[CollectiveRow, ...]
 
 
-# --- rules/dtypes.toml (collectives.py) ------------------------------------------------------
+# --- rules/gpus.toml (sol/peaks.py) -----------------------------------------------------
+
+class GpuRow(Struct, frozen=True, forbid_unknown_fields=True):
+    """One GPU: the regex over its reported name and its peaks: device-memory bytes/s and dense
+    FLOP/s per math dtype."""
+
+    name: str
+    match: str
+    hbm_Bps: float | None = None
+    flops: dict[str, float] = field(default_factory=dict)
+    source: str = ""
+    doc: str = ""
+    link: str = ""
+    assumption: str = ""
+
+
+class GpusFile(Struct, frozen=True, forbid_unknown_fields=True):
+    """rules/gpus.toml."""
+
+    version: int
+    fallback: dict[str, str]   # math dtype -> the one to use where a GPU has no peak for it
+    gpu: tuple[GpuRow, ...]
+
+
+# --- rules/dtypes.toml (sol, collectives.py) ------------------------------------------------------
 
 class Dtype(Struct, frozen=True, forbid_unknown_fields=True):
     """One element type: bytes per stored element, values per element, math kind, and its names
@@ -156,6 +180,39 @@ def dtypes(scheme: str) -> dict[str, Dtype]:
                 raise TraceError(f"rules/dtypes.toml: {scheme} name {n!r} is in rows {out[n].name!r} and {d.name!r}")
             out[n] = d
     return out
+
+
+# --- rules/ops.toml (sol/calls.py, steps/kinds.py) ------------------------------------------------
+
+class GemmOp(Struct, frozen=True, forbid_unknown_fields=True):
+    """A GEMM op whose input layout is known: how its inputs are read (`form`), which input is the
+    activation and which the weight (positions), where its bias is."""
+
+    op: str
+    form: str
+    input: int
+    weight: int
+    bias: int | None = None
+    tokens: bool = False
+
+
+class AttentionOps(Struct, frozen=True, forbid_unknown_fields=True):
+    """Regexes over op names by Q/K/V layout, and attention ops whose layout is not known."""
+
+    bhld: str
+    blhd: str
+    varlen: str
+    custom: str
+
+
+class OpsFile(Struct, frozen=True, forbid_unknown_fields=True):
+    """rules/ops.toml."""
+
+    version: int
+    gemm: tuple[GemmOp, ...]
+    custom_gemm: str
+    attention: AttentionOps
+    convert: str
 
 
 # --- rules/idle.toml (idle/, ingest/nsys.py) ------------------------------------------------------

@@ -20,10 +20,9 @@ import pandas as pd
 from ..model import Trace
 from ..notes import Note, note
 from .ops import name_in, pair_counts
-from .vocab import Vocab
+from .vocab import Vocab, gemm_token_ops
 
-GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",
-            "aten::baddbmm")
+GEMM_OPS = gemm_token_ops()
 
 
 def name_evidence(names: pd.Series, vocab: Vocab) -> pd.DataFrame:

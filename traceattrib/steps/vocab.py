@@ -59,3 +59,7 @@ def default_vocab() -> Vocab:
     """The packaged vocabulary (read-only data; cached because it never changes in a process)."""
     return _compile(rules.load("steps", rules.StepsFile))
 
+
+def gemm_token_ops() -> tuple[str, ...]:
+    """The GEMM ops whose rows are a step's tokens (rules/ops.toml, `tokens = true`)."""
+    return tuple(g.op for g in rules.load("ops", rules.OpsFile).gemm if g.tokens)
