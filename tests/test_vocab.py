@@ -5,15 +5,52 @@ from __future__ import annotations
 
 import math
 import re
+from importlib import resources
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
-from traceattrib import collectives, sol, vocab
+from traceattrib import collectives, links, sol, vocab
+from traceattrib.errors import TraceError
 from traceattrib.sol import calls
 from traceattrib.steps import kinds
+
+RULES = resources.files("traceattrib").joinpath("rules")
+
+# every rules file and the type it is read as
+TYPES = {"default": vocab.RulesFile, "collectives": vocab.CollectivesFile, "links": vocab.LinksFile,
+         "gpus": vocab.GpusFile, "dtypes": vocab.DtypesFile, "ops": vocab.OpsFile, "idle": vocab.IdleFile,
+         "steps": vocab.StepsFile}
+
+
+def test_every_rules_file_has_a_typed_loader():
+    files = sorted(p.name[:-5] for p in RULES.iterdir() if p.name.endswith(".toml"))
+    assert files == sorted(TYPES)
+    for name, type_ in TYPES.items():
+        assert isinstance(vocab.load(name, type_), type_)
+        assert vocab.load(name, type_) is vocab.load(name, type_)  # parsed once
+
+
+def test_a_file_that_does_not_fit_its_type_names_the_file_and_the_place(tmp_path):
+    doc = vocab.parse(vocab.packaged_text("links"), "rules/links.toml")
+    doc["link"][3]["peak_GBps"] = "fast"
+    with pytest.raises(TraceError) as e:
+        vocab.convert(doc, vocab.LinksFile, "rules/links.toml")
+    assert str(e.value) == "rules/links.toml: Expected `float`, got `str` - at `$.link[3].peak_GBps`"
+    doc = vocab.parse(vocab.packaged_text("gpus"), "rules/gpus.toml")
+    doc["gpu"][0]["peak"] = 1
+    with pytest.raises(TraceError, match=r"^rules/gpus.toml: Object contains unknown field `peak` - at `\$.gpu\[0\]`$"):
+        vocab.convert(doc, vocab.GpusFile, "rules/gpus.toml")
+    bad = tmp_path / "g.toml"
+    bad.write_text("[[gpu]\n")
+    with pytest.raises(TraceError, match="g.toml: not valid TOML"):
+        sol.load_gpus(str(bad))
+    with pytest.raises(TraceError, match="cannot read GPU table"):
+        sol.load_gpus(str(tmp_path / "absent.toml"))
+
 
 # --- dtypes: rules/dtypes.toml against the four tables it replaced ---------------------------------
 
@@ -286,3 +323,155 @@ def test_gemm_shapes_as_before(name, dims, types):
             assert math.isnan(got[k]), k
         else:
             assert got[k] == want[k] and type(got[k]) is type(want[k]), (k, got[k], want[k])
+
+
+# --- the GPU table ----------------------------------------------------------------------------------
+# rules/gpus.toml's peaks and rules/links.toml's [[gpu]] rules before they were one table (first
+# match wins in each), as the reference: every GPU name gets the peaks and the link it got.
+
+OLD_PEAKS = [
+    ('H200 NVL', '(?<!G)H200.*NVL', 4.8e+12, {'bf16': 8.355e+14, 'fp16': 8.355e+14, 'fp8': 1.6705e+15, 'int8': 1.6705e+15, 'tf32': 4.175e+14, 'fp32': 6e+13}),
+    ('H200 SXM', '(?<!G)H200', 4.8e+12, {'bf16': 9.895e+14, 'fp16': 9.895e+14, 'fp8': 1.979e+15, 'int8': 1.979e+15, 'tf32': 4.945e+14, 'fp32': 6.7e+13}),
+    ('GH200 (HBM3e)', 'GH200.*(144G|HBM3e)', 4.9e+12, {'bf16': 9.895e+14, 'fp16': 9.895e+14, 'fp8': 1.979e+15, 'int8': 1.979e+15, 'tf32': 4.945e+14, 'fp32': 6.7e+13}),
+    ('GH200 (HBM3)', 'GH200', 4e+12, {'bf16': 9.895e+14, 'fp16': 9.895e+14, 'fp8': 1.979e+15, 'int8': 1.979e+15, 'tf32': 4.945e+14, 'fp32': 6.7e+13}),
+    ('H100 NVL', 'H100.*NVL', 3.9e+12, {'bf16': 8.355e+14, 'fp16': 8.355e+14, 'fp8': 1.6705e+15, 'int8': 1.6705e+15, 'tf32': 4.175e+14, 'fp32': 6e+13}),
+    ('H100 PCIe', 'H100.*PCIe', 2e+12, {'bf16': 7.565e+14, 'fp16': 7.565e+14, 'fp8': 1.513e+15, 'int8': 1.513e+15, 'tf32': 3.78e+14, 'fp32': 5.1e+13}),
+    ('H100 SXM', 'H100|H800', 3.35e+12, {'bf16': 9.895e+14, 'fp16': 9.895e+14, 'fp8': 1.979e+15, 'int8': 1.979e+15, 'tf32': 4.945e+14, 'fp32': 6.7e+13}),
+    ('GB300', 'GB300', 8e+12, {'bf16': 2.5e+15, 'fp16': 2.5e+15, 'fp8': 5e+15, 'fp4': 1.5e+16, 'tf32': 1.25e+15, 'fp32': 8e+13}),
+    ('B300', 'B300', 8e+12, {'bf16': 2.25e+15, 'fp16': 2.25e+15, 'fp8': 4.5e+15, 'fp4': 1.35e+16, 'tf32': 1.125e+15, 'fp32': 7.5e+13}),
+    ('GB200', 'GB200', 8e+12, {'bf16': 2.5e+15, 'fp16': 2.5e+15, 'fp8': 5e+15, 'int8': 5e+15, 'fp4': 1e+16, 'tf32': 1.25e+15, 'fp32': 8e+13}),
+    ('B200', 'B200', 8e+12, {'bf16': 2.25e+15, 'fp16': 2.25e+15, 'fp8': 4.5e+15, 'int8': 4.5e+15, 'fp4': 9e+15, 'tf32': 1.125e+15, 'fp32': 7.5e+13}),
+    ('A100 80GB PCIe', 'A100.*80GB.*PCIe|A100.*PCIe.*80GB', 1.935e+12, {'bf16': 3.12e+14, 'fp16': 3.12e+14, 'int8': 6.24e+14, 'tf32': 1.56e+14, 'fp32': 1.95e+13}),
+    ('A100 80GB SXM', 'A100.*80GB', 2.039e+12, {'bf16': 3.12e+14, 'fp16': 3.12e+14, 'int8': 6.24e+14, 'tf32': 1.56e+14, 'fp32': 1.95e+13}),
+    ('A100 40GB', 'A100', 1.555e+12, {'bf16': 3.12e+14, 'fp16': 3.12e+14, 'int8': 6.24e+14, 'tf32': 1.56e+14, 'fp32': 1.95e+13}),
+    ('L40S', 'L40S', 8.64e+11, {'bf16': 3.6205e+14, 'fp16': 3.6205e+14, 'fp8': 7.33e+14, 'int8': 7.33e+14, 'tf32': 1.83e+14, 'fp32': 9.16e+13}),
+    ('L4', '\\bL4\\b', 3e+11, {'bf16': 1.21e+14, 'fp16': 1.21e+14, 'fp8': 2.425e+14, 'int8': 2.425e+14, 'tf32': 6e+13, 'fp32': 3.03e+13}),
+    ('A10', '\\bA10\\b', 6e+11, {'bf16': 1.25e+14, 'fp16': 1.25e+14, 'int8': 2.5e+14, 'tf32': 6.25e+13, 'fp32': 3.12e+13}),
+    ('MI355X', 'MI355', 8e+12, {'bf16': 2.5166e+15, 'fp16': 2.5166e+15, 'fp8': 5.0332e+15, 'int8': 5.0332e+15, 'fp4': 1.00664e+16, 'fp32': 1.573e+14}),
+    ('MI350X', 'MI350', 8e+12, {'bf16': 2.3072e+15, 'fp16': 2.3072e+15, 'fp8': 4.6144e+15, 'int8': 4.6144e+15, 'fp4': 9.2288e+15, 'fp32': 1.442e+14}),
+    ('MI325X', 'MI325', 6e+12, {'bf16': 1.3074e+15, 'fp16': 1.3074e+15, 'fp8': 2.6149e+15, 'int8': 2.6149e+15, 'tf32': 6.537e+14, 'fp32': 1.634e+14}),
+    ('MI300X', 'MI300X', 5.3e+12, {'bf16': 1.3074e+15, 'fp16': 1.3074e+15, 'fp8': 2.6149e+15, 'int8': 2.6149e+15, 'tf32': 6.537e+14, 'fp32': 1.634e+14}),
+    ('MI250X (one GCD)', 'MI250', 1.6384e+12, {'bf16': 1.915e+14, 'fp16': 1.915e+14, 'int8': 1.915e+14, 'fp32': 4.785e+13}),
+]
+OLD_LINK_RULES = [
+    ('H100.*NVL|H200.*NVL', 'nvlink4-bridge', 'NVL cards paired by an NVLink bridge'),
+    ('H100.*PCIe', 'pcie5', 'PCIe card without NVLink bridge'),
+    ('A100.*PCIe', 'pcie4', 'PCIe card without NVLink bridge'),
+    ('V100.*PCIe|T4\\b', 'pcie3', 'PCIe card without NVLink bridge'),
+    ('H800', 'nvlink4-h800', 'H800 SXM'),
+    ('H100|H200|H20\\b|GH200', 'nvlink4', 'SXM module on an NVLink 4 baseboard'),
+    ('A800', 'nvlink3-a800', 'A800 SXM'),
+    ('A100', 'nvlink3', 'SXM module on an NVLink 3 baseboard'),
+    ('V100', 'nvlink2', 'SXM2 module on an NVLink 2 baseboard'),
+    ('B200|B300|GB200|GB300', 'nvlink5', 'NVLink 5 baseboard or NVL rack'),
+    ('MI355|MI350', 'xgmi-mi355x', '8-GPU OAM platform, Infinity Fabric mesh'),
+    ('MI300|MI325', 'xgmi-mi300x', '8-GPU OAM platform, Infinity Fabric mesh'),
+    ('MI250', 'xgmi-mi250x', 'Infinity Fabric between the GPUs'),
+    ('RTX PRO 6000|RTX 50|B40', 'pcie5', 'no NVLink: PCIe 5.0'),
+    ('L40|L4\\b|A10\\b|A10G|A40|A30|A16|A2\\b|RTX|Radeon', 'pcie4', 'no NVLink: PCIe 4.0'),
+]
+
+# every example in both files' comments, and the GPU names of the fixtures and ../shared/traces
+SEEN_GPUS = [
+    "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-40GB", "AMD Instinct MI300X", "GH200 480GB", "AMD Instinct MI300X VF",
+    "NVIDIA A100-PCIE-40GB", "NVIDIA A100-PG509-200", "NVIDIA GeForce RTX 3060", "NVIDIA GeForce RTX 3060 Laptop",
+    "NVIDIA GeForce RTX 3080", "NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4060 Ti", "NVIDIA H100 PCIe",
+    "NVIDIA H200", "NVIDIA RTX A5000", "Orin", "Quadro RTX 6000", "Tesla T4", "Tesla V100-SXM2-32GB", "device 0",
+    "NVIDIA H200 NVL", "NVIDIA H100 NVL", "NVIDIA H800", "NVIDIA A100-SXM4-80GB", "NVIDIA A100 80GB PCIe",
+    "NVIDIA L40S", "NVIDIA L4", "NVIDIA A10", "NVIDIA B200", "NVIDIA GB200", "NVIDIA GH200 480GB",
+    "AMD Instinct MI325X", "AMD Instinct MI355X", "Some Future GPU", "Mystery Accelerator", "",
+]
+# products as their drivers name them
+PRODUCTS = [
+    "NVIDIA H800 PCIe", "NVIDIA H20", "NVIDIA GH200 144G HBM3e", "NVIDIA GH200 NVL2", "NVIDIA A800-SXM4-80GB", "NVIDIA A800 80GB PCIe",
+    "Tesla V100-PCIE-32GB", "Tesla V100-SXM2-16GB", "NVIDIA L40", "NVIDIA A10G", "NVIDIA A40", "NVIDIA A30",
+    "NVIDIA A16", "NVIDIA A2", "NVIDIA B300", "NVIDIA GB300", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+    "NVIDIA GeForce RTX 5090", "NVIDIA RTX 5000 Ada Generation", "NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000",
+    "NVIDIA B40", "AMD Instinct MI250X", "AMD Instinct MI250X/MI250", "AMD Instinct MI210", "AMD Instinct MI300A",
+    "AMD Instinct MI350X", "AMD Radeon Pro W7900", "AMD Radeon RX 7900 XTX", "AMD Radeon Instinct MI100",
+]
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of a regex ('a|b(c|d)' -> ['a', 'b(c|d)'])."""
+    out, depth, cur = [], 0, ""
+    for ch in pattern:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "|" and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
+def _literal(alt: str) -> list[str]:
+    """Texts one alternative matches: '.*' as a space, lookbehinds and word bounds dropped, a group
+    of alternatives each taken."""
+    alt = alt.replace("(?<!G)", "").replace("\\b", "").replace(".*", " ")
+    m = re.search(r"\(([^()]*)\)", alt)
+    if m:
+        return [out for a in m.group(1).split("|") for out in _literal(alt[:m.start()] + a + alt[m.end():])]
+    return [alt]
+
+
+def _generated() -> list[str]:
+    """Names that hit every alternative of every regex of both old tables, bare and as vendors and
+    form factors spell them."""
+    alts = [a for p in [r[1] for r in OLD_PEAKS] + [r[0] for r in OLD_LINK_RULES] for a in _alternatives(p)]
+    out = []
+    for a in alts:
+        for text in _literal(a):
+            out += [text, f"NVIDIA {text}", f"AMD Instinct {text}", f"{text} PCIe", f"NVIDIA {text}-SXM4-80GB",
+                    f"{text} NVL"]
+        assert any(re.search(a, n, re.I) for n in out), a  # every alternative is hit
+    return out
+
+
+def old_peak_row(name: str):
+    for row in OLD_PEAKS:
+        if re.search(row[1], name or "", re.I):
+            return row
+    return None
+
+
+def old_detect(meta: dict) -> links.Link | None:
+    gpus = [str(g) for g in (meta.get("gpus") or []) if g]
+    table = links.table()
+    for name in dict.fromkeys(gpus):
+        for pattern, link, assumption in OLD_LINK_RULES:
+            if re.search(pattern, name, re.I):
+                return replace(table[link], how=f"assumed from the GPU name {name!r}: {assumption}")
+    return None
+
+
+GPU_NAMES = list(dict.fromkeys(SEEN_GPUS + PRODUCTS + _generated()))
+
+
+def test_one_gpu_table_gives_every_name_its_old_link_and_peaks():
+    assert len(GPU_NAMES) > 250
+    for name in GPU_NAMES:
+        assert links.detect({"gpus": [name]}) == old_detect({"gpus": [name]}), name
+        row, p = old_peak_row(name), sol.match_gpu(name)
+        if row is None:
+            assert p is None, name
+        else:
+            assert (p.name, p.hbm_Bps, p.flops) == (row[0], row[2], row[3]), name
+    pairs = [GPU_NAMES[i:i + 2] for i in range(0, len(GPU_NAMES), 7)]
+    for gpus in pairs:  # several GPUs: the first name any row knows
+        assert links.detect({"gpus": gpus}) == old_detect({"gpus": gpus}), gpus
+
+
+def test_gpu_rows_are_whole():
+    rows = vocab.load("gpus", vocab.GpusFile).gpu
+    known = links.table()
+    by_name: dict[str, vocab.GpuRow] = {}
+    for r in rows:
+        assert r.link in known and r.assumption, r.name
+        assert (r.hbm_Bps is None) == (not r.flops) == (not r.source), r.name  # peaks: all or none
+        first = by_name.setdefault(r.name, r)
+        # variants of one GPU (rows of one name) differ only in how they are matched and linked
+        assert (first.hbm_Bps, first.flops, first.source) == (r.hbm_Bps, r.flops, r.source), r.name
+    fallback = vocab.load("gpus", vocab.GpusFile).fallback
+    assert fallback == {"fp4": "fp8", "int4": "int8", "int8": "fp8", "fp8": "bf16", "fp16": "bf16", "tf32": "fp32",
+                        "bf16": "fp16", "fp32": "tf32"}

@@ -118,20 +118,39 @@ class CollectivesFile(Struct, frozen=True, forbid_unknown_fields=True):
     collective: tuple[CollectiveRow, ...]
 
 
-# --- rules/gpus.toml (sol/peaks.py) -----------------------------------------------------
+# --- rules/links.toml (links.py) ------------------------------------------------------------------
+
+class LinkRow(Struct, frozen=True, forbid_unknown_fields=True):
+    """One interconnect: peak unidirectional GB/s (1e9 B/s), per-hop latency in us."""
+
+    name: str
+    peak_GBps: float
+    label: str = ""
+    latency_us: float | None = None
+    source: str = ""
+
+
+class LinksFile(Struct, frozen=True, forbid_unknown_fields=True):
+    """rules/links.toml."""
+
+    version: int
+    link: tuple[LinkRow, ...]
+
+
+# --- rules/gpus.toml (sol/peaks.py, links.py) -----------------------------------------------------
 
 class GpuRow(Struct, frozen=True, forbid_unknown_fields=True):
-    """One GPU: the regex over its reported name and its peaks: device-memory bytes/s and dense
-    FLOP/s per math dtype."""
+    """One GPU: the regex over its reported name, its link (a rules/links.toml name) and, where
+    known, its peaks: device-memory bytes/s and dense FLOP/s per math dtype."""
 
     name: str
     match: str
+    link: str
+    assumption: str
     hbm_Bps: float | None = None
     flops: dict[str, float] = field(default_factory=dict)
     source: str = ""
     doc: str = ""
-    link: str = ""
-    assumption: str = ""
 
 
 class GpusFile(Struct, frozen=True, forbid_unknown_fields=True):
