@@ -96,7 +96,6 @@ def test_busbw_factors_are_the_nccl_tests_definitions():
     assert k["all_reduce"].busbw(8) == pytest.approx(2 * 7 / 8)
     assert k["all_gather"].busbw(8) == k["reduce_scatter"].busbw(8) == k["all_to_all"].busbw(8) == pytest.approx(7 / 8)
     assert k["broadcast"].busbw(8) == k["reduce"].busbw(8) == k["send_recv"].busbw(8) == 1.0
-    assert k["all_gather"].nvtx_scale(4) == 4 and k["all_reduce"].nvtx_scale(4) == 1
     for name, kind in (("allreduce", "all_reduce"), ("_allgather_base", "all_gather"),
                        ("reduce_scatter_tensor_coalesced", "reduce_scatter"), ("alltoall_base", "all_to_all"),
                        ("ncclBroadcast", "broadcast"), ("ncclDevKernel_SendRecv", "send_recv"), ("reduce", "reduce"),

@@ -4,6 +4,7 @@ rules pinned on a small timeline built here in code."""
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceattrib import findings, idle, steps
+from traceattrib import analysis, findings, idle, steps
 from traceattrib.analysis import analyze
 from traceattrib.ingest import read
 from traceattrib.model import CPU_OP_COLUMNS, Trace, empty
@@ -358,24 +359,24 @@ def test_speed_of_light_floor_is_the_ceiling_not_a_fix():
 @pytest.mark.parametrize("name", ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.pt.trace.json.gz",
                                   "llama_graph_torch.pt.trace.json.gz", SAMPLED])
 def test_sweep_over_calls_near_the_gaps_only_changes_nothing(name, monkeypatch):
-    """idle._near_windows drops the calls far from every GPU gap before the sweep: causes and
+    """idle.sweep.near_windows drops the calls far from every GPU gap before the sweep: causes and
     labels must equal those of the sweep over all calls (on traces where it does drop some)."""
     tr, rep = loaded(str(FIXTURES / name))
     dropped = []
-    real = idle._near_windows
+    real = idle.sweep.near_windows
 
     def spy(*a):
         keep = real(*a)
         dropped.append(0 if keep is None else int((~keep).sum()))
         return keep
 
-    monkeypatch.setattr(idle, "_near_windows", spy)
-    monkeypatch.setattr(idle, "NEAR_MIN_CALLS_PER_WINDOW", 0)  # filter whenever any call can go
-    monkeypatch.setattr(idle, "NEAR_MAX_KEEP", 1.0)
+    monkeypatch.setattr(idle.sweep, "near_windows", spy)
+    monkeypatch.setattr(idle.sweep, "NEAR_MIN_CALLS_PER_WINDOW", 0)  # filter whenever any call can go
+    monkeypatch.setattr(idle.sweep, "NEAR_MAX_KEEP", 1.0)
     st = steps.find_steps(tr)
     got = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
     assert sum(dropped) > 0, "the filter must drop calls on this trace for the test to mean anything"
-    monkeypatch.setattr(idle, "_near_windows", lambda *a: None)
+    monkeypatch.setattr(idle.sweep, "near_windows", lambda *a: None)
     full = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
     pd.testing.assert_frame_equal(got.causes, full.causes)
     pd.testing.assert_frame_equal(got.labels, full.labels)
@@ -383,45 +384,73 @@ def test_sweep_over_calls_near_the_gaps_only_changes_nothing(name, monkeypatch):
         or len(st.table) != len(rep.steps)
 
 
-@pytest.mark.parametrize("name", ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.pt.trace.json.gz",
-                                  "llama_eager_nsys.sqlite", IDLE_FIXTURES["torch"], SAMPLED])
-def test_windows_split_between_two_threads_change_nothing(name, monkeypatch):
-    """idle._pieces sweeps the two halves of a thread's windows in two threads (each with the
-    calls around its own windows): causes and labels must equal those of one sweep, here with
-    every thread's windows split (HALF_WINDOWS 1), near-call filtering on and off."""
+SPLIT_FIXTURES = ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.pt.trace.json.gz",
+                  "llama_eager_nsys.sqlite", IDLE_FIXTURES["torch"], SAMPLED]
+
+
+@pytest.mark.parametrize("name", SPLIT_FIXTURES)
+def test_windows_split_in_two_halves_change_nothing(name, monkeypatch):
+    """A Plan sweeps the two halves of a thread's windows apart (each with the calls around its own
+    windows): causes and labels must equal those of one sweep, here with every thread's windows
+    split (HALF_WINDOWS 1), near-call filtering on and off."""
     tr, _ = loaded(str(FIXTURES / name))
     st = steps.find_steps(tr)
-    halves = []
-    real = idle._Context.pieces
-
-    def spy(self, t, qa, qb):
-        halves.append(qa.size)
-        return real(self, t, qa, qb)
-
-    monkeypatch.setattr(idle._Context, "pieces", spy)
-    for near in (idle._near_windows, lambda *a: None):
-        monkeypatch.setattr(idle, "_near_windows", near)
-        monkeypatch.setattr(idle, "HALF_WINDOWS", 1 << 40)
+    for near in (idle.sweep.near_windows, lambda *a: None):
+        monkeypatch.setattr(idle.sweep, "near_windows", near)
+        monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1 << 40)
         whole = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
-        calls = len(halves)
-        monkeypatch.setattr(idle, "HALF_WINDOWS", 1)
+        monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1)
+        plan = idle.Plan(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+        assert plan.jobs and all(len(job) == 2 for job in plan.jobs), \
+            "every thread's windows must have been split for the test to mean anything"
         split = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
-        assert len(halves) == 3 * calls, "every thread's windows must have been split for the test to mean anything"
         assert whole.causes[list(idle.CAUSE_COLUMNS)].to_numpy().sum() > 0
         pd.testing.assert_frame_equal(split.causes, whole.causes)
         pd.testing.assert_frame_equal(split.labels, whole.labels)
-        halves.clear()
+
+
+@pytest.mark.parametrize("name", SPLIT_FIXTURES)
+def test_halves_run_beside_each_other_equal_the_halves_run_in_turn(name, monkeypatch):
+    """analysis.idle_causes runs the two halves of every job in two threads; idle.explain runs them
+    one after another: the same causes and labels (every thread split: HALF_WINDOWS 1)."""
+    tr, _ = loaded(str(FIXTURES / name))
+    st = steps.find_steps(tr)
+    monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1)
+    threads = []
+    real = idle.Plan.run
+
+    def spy(self, s):
+        threads.append(threading.current_thread().name)
+        return real(self, s)
+
+    monkeypatch.setattr(idle.Plan, "run", spy)
+    serial = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+    assert len(set(threads)) == 1
+    threads.clear()
+    beside = analysis.idle_causes(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
+    assert any(n.startswith("traceattrib-idle-half") for n in threads), "a half must have run in the second thread"
+    pd.testing.assert_frame_equal(beside.causes, serial.causes)
+    pd.testing.assert_frame_equal(beside.labels, serial.labels)
+    assert beside.notes == serial.notes
+
+
+def test_idle_starts_no_thread():
+    """idle is single-threaded: running two things at once is the orchestrator's (concurrency.beside)."""
+    import pathlib
+
+    src = pathlib.Path(idle.__file__).parent
+    for f in src.glob("*.py"):
+        text = f.read_text()
+        assert not any(w in text for w in ("concurrent.futures", "import threading", "concurrency")), f.name
 
 
 def test_host_activity_keeps_epoch_ns_exact():
     """A thread with no ranges: its CPU work before the first call keeps every ns of epoch-based
     times (an empty float list once turned them into float64: 1.7e18 + 1 came back 21 ns off)."""
-    ctx = idle._Context.__new__(idle._Context)
-    ctx.r_thread = np.zeros(0, np.int64)
-    ctx.ranges = pd.DataFrame({"start_ns": np.zeros(0, np.int64), "end_ns": np.zeros(0, np.int64)})
-    ctx._contains_step = lambda rank, s, e: np.zeros(s.size, bool)
     t0 = 1_700_000_000_000_000_001
-    s, e = ctx._activity(1, 0, None, np.array([t0]), np.array([t0 + 7]), t0 + 100, t0 + 200)
+    none = np.zeros(0, np.int64)
+    s, e = idle.sweep.activity(np.array([t0]), np.array([t0 + 7]), none, none, t0 + 100, t0 + 200,
+                               lambda s, e: np.zeros(s.size, bool))
     assert s.dtype == np.int64 and [int(s[0]), int(e[0])] == [t0, t0 + 7]
 
 
@@ -431,13 +460,13 @@ _SMALL = st.integers(-2, 3)
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(rows=st.lists(st.tuples(_SMALL, _SMALL, _SMALL, st.integers(0, 4)), max_size=12))
 def test_gap_order_check_and_merged_shortcut(rows):
-    """_in_gap_order says whether np.lexsort((-le, s, step)) leaves rows in place; _merged (with
+    """gaps.in_gap_order says whether np.lexsort((-le, s, step)) leaves rows in place; sweep.merged (with
     its shortcut for intervals already disjoint and in order) is the union of the intervals."""
     step, s, le, d = (np.array([r[i] for r in rows], np.int64) for i in range(4))
     if s.size:
-        assert idle._in_gap_order(step, s, le) == bool((np.lexsort((-le, s, step)) == np.arange(s.size)).all())
+        assert idle.gaps.in_gap_order(step, s, le) == bool((np.lexsort((-le, s, step)) == np.arange(s.size)).all())
     e = s + d
-    us, ue = idle._merged(s, e)
+    us, ue = idle.sweep.merged(s, e)
     cover = {x for a, z in zip(s.tolist(), e.tolist()) for x in range(a, z)}
     assert {x for a, z in zip(us.tolist(), ue.tolist()) for x in range(a, z)} == cover
     assert (us[1:] > ue[:-1]).all() and (ue >= us).all()

@@ -13,14 +13,14 @@ back to every row.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
+from . import vocab
 from .errors import TraceError
 
 BUCKETS: tuple[str, ...] = ("linear", "attention", "communication", "cast", "norm", "elementwise",
@@ -31,7 +31,7 @@ UNMATCHED = "unmatched"
 REGEX_FIELDS = ("kernel", "not_kernel", "base", "not_base", "op", "not_op", "types", "not_types",
                 "kind", "not_kind")
 BOOL_FIELDS = ("dtype_change",)
-RULE_KEYS = {"name", "bucket", "doc"} | set(REGEX_FIELDS) | set(BOOL_FIELDS)
+RULE_KEYS = set(vocab.RuleRow.__struct_fields__)  # name, bucket, doc and the match fields
 KERNEL_ONLY = ("kernel", "not_kernel", "base", "not_base", "types", "not_types", "dtype_change")
 
 # "Input type" entries of a torch op that are not tensors (None is written as "")
@@ -122,11 +122,9 @@ def _fast(rx: re.Pattern | bool) -> re.Pattern | None:
     except re.error:
         return None
 
-def _parse(text: str, source: str) -> list[Rule]:
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise TraceError(f"{source}: not valid TOML ({e})") from None
+def _check(doc: dict, source: str) -> None:
+    """The shape of a hand-written rules file, said rule by rule (what the typed conversion would
+    say by path alone): top-level keys, names, keys and value types."""
     extra = set(doc) - {"rule", "version"}
     if extra:
         raise TraceError(f"{source}: unknown top-level key(s) {', '.join(sorted(extra))} "
@@ -134,41 +132,51 @@ def _parse(text: str, source: str) -> list[Rule]:
     items = doc.get("rule", [])
     if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
         raise TraceError(f"{source}: 'rule' must be an array of tables ([[rule]])")
-    out: list[Rule] = []
-    seen: set[str] = set()
     for i, item in enumerate(items, 1):
-        where = f"{source}: rule {i}"
         name = item.get("name")
         if not isinstance(name, str) or not name.strip():
-            raise TraceError(f"{where}: missing 'name'")
-        name = name.strip()
-        where = f"{source}: rule {i} ({name!r})"
-        if name in seen:
-            raise TraceError(f"{where}: duplicate rule name in this file")
-        seen.add(name)
+            raise TraceError(f"{source}: rule {i}: missing 'name'")
+        where = f"{source}: rule {i} ({name.strip()!r})"
         unknown = set(item) - RULE_KEYS
         if unknown:
             raise TraceError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; "
                              f"allowed: {', '.join(sorted(RULE_KEYS))}")
-        bucket = item.get("bucket")
-        if bucket not in BUCKETS:
-            raise TraceError(f"{where}: bucket {bucket!r} is not one of {', '.join(BUCKETS)}")
+        if not isinstance(item.get("bucket"), str):
+            raise TraceError(f"{where}: bucket {item.get('bucket')!r} is not one of {', '.join(BUCKETS)}")
+        for f in REGEX_FIELDS:
+            if f in item and not isinstance(item[f], str):
+                raise TraceError(f"{where}: '{f}' must be a string (a regular expression)")
+        for f in BOOL_FIELDS:
+            if f in item and not isinstance(item[f], bool):
+                raise TraceError(f"{where}: '{f}' must be true or false")
+        if "doc" in item and not isinstance(item["doc"], str):
+            raise TraceError(f"{where}: 'doc' must be a string")
+
+
+def _compile(rows: tuple[vocab.RuleRow, ...], source: str) -> list[Rule]:
+    """The rules of one file, in order: buckets checked, regexes compiled, each rule's target."""
+    out: list[Rule] = []
+    seen: set[str] = set()
+    for i, row in enumerate(rows, 1):
+        name = row.name.strip()
+        where = f"{source}: rule {i} ({name!r})"
+        if not name:
+            raise TraceError(f"{source}: rule {i}: missing 'name'")
+        if name in seen:
+            raise TraceError(f"{where}: duplicate rule name in this file")
+        seen.add(name)
+        if row.bucket not in BUCKETS:
+            raise TraceError(f"{where}: bucket {row.bucket!r} is not one of {', '.join(BUCKETS)}")
         conds: list[tuple[str, re.Pattern | bool]] = []
         for f in REGEX_FIELDS:
-            if f not in item:
+            v = getattr(row, f)
+            if v is None:
                 continue
-            v = item[f]
-            if not isinstance(v, str):
-                raise TraceError(f"{where}: '{f}' must be a string (a regular expression)")
             try:
                 conds.append((f, re.compile(v, re.IGNORECASE)))
             except re.error as e:
                 raise TraceError(f"{where}: bad regular expression in '{f}': {e}") from None
-        for f in BOOL_FIELDS:
-            if f in item:
-                if not isinstance(item[f], bool):
-                    raise TraceError(f"{where}: '{f}' must be true or false")
-                conds.append((f, item[f]))
+        conds += [(f, getattr(row, f)) for f in BOOL_FIELDS if getattr(row, f) is not None]
         if not conds:
             raise TraceError(f"{where}: no match condition (give kernel, base, op, types, dtype_change or kind)")
         fields = {f for f, _ in conds}
@@ -179,15 +187,14 @@ def _parse(text: str, source: str) -> list[Rule]:
             target = "memop"
         else:
             target = "kernel"
-        out.append(Rule(name, bucket, tuple(conds), target, source, tuple(_fast(v) for _, v in conds)))
+        out.append(Rule(name, row.bucket, tuple(conds), target, source, tuple(_fast(v) for _, v in conds)))
     return out
 
 
-def _default_text() -> str:
-    return resources.files("traceattrib").joinpath("rules", "default.toml").read_text(encoding="utf-8")
-
-
-_DEFAULT: list[Rule] | None = None
+@lru_cache(maxsize=1)
+def _default() -> tuple[Rule, ...]:
+    """The packaged rules (rules/default.toml), compiled once per process."""
+    return tuple(_compile(vocab.load("default", vocab.RulesFile).rule, "default rules"))
 
 
 def load_rules(path: str | None = None) -> Rules:
@@ -196,26 +203,17 @@ def load_rules(path: str | None = None) -> Rules:
     Raises TraceError (one line) for a missing or unreadable file, invalid TOML, an unknown bucket
     or key, or a bad regular expression.
     """
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = _parse(_default_text(), "default rules")
     user: list[Rule] = []
     sources = ["default"]
     if path is not None:
-        try:
-            with open(path, "rb") as f:
-                raw = f.read()
-        except OSError as e:
-            raise TraceError(f"{path}: cannot read rules file ({e.strerror or e})") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TraceError(f"{path}: rules file is not UTF-8 text") from None
-        user = _parse(text, str(path))
+        source = str(path)
+        doc = vocab.parse(vocab.read_file(path, "rules file"), source)
+        _check(doc, source)
+        user = _compile(vocab.convert(doc, vocab.RulesFile, source).rule, source)
         if not user:
             raise TraceError(f"{path}: no [[rule]] tables in rules file")
-        sources.insert(0, str(path))
-    return Rules(tuple(user + _DEFAULT), tuple(sources))
+        sources.insert(0, source)
+    return Rules(tuple(user) + _default(), tuple(sources))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,21 +1,20 @@
 """Collective kinds as data (`rules/collectives.toml`): which kind a communication kernel is, how
 many bytes one call moves, and the nccl-tests bus-bandwidth factor of each kind.
 
-Element sizes are keyed by the dtype names torch.profiler records for collectives (c10 scalar
-type names: "BFloat16", "Float", ...); `dtype_from_kernel` reads NCCL/RCCL kernel names
-("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ncclKernel_AllReduce_RING_LL_Sum_float").
+Element sizes are rules/dtypes.toml's, keyed by the dtype names torch.profiler records for
+collectives (c10 scalar type names: "BFloat16", "Float", ...); `dtype_from_kernel` reads NCCL/RCCL
+kernel names ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ncclKernel_AllReduce_RING_LL_Sum_float").
 """
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
 
+from . import vocab
 from .errors import TraceError
 
 OTHER = "other"
@@ -30,34 +29,12 @@ FACTORS = {
     "2(n-1)": lambda n: 2.0 * (n - 1),
 }
 
-# bytes per element, by the names torch.profiler writes in collective args (c10 ScalarType names)
-DTYPE_BYTES = {
-    "Byte": 1, "Char": 1, "Bool": 1, "Float8_e4m3fn": 1, "Float8_e5m2": 1, "Float8_e4m3fnuz": 1,
-    "Float8_e5m2fnuz": 1, "Float8_e8m0fnu": 1, "UInt8": 1, "Int8": 1,
-    "Short": 2, "Half": 2, "BFloat16": 2, "UInt16": 2,
-    "Int": 4, "Float": 4, "UInt32": 4, "ComplexHalf": 4,
-    "Long": 8, "Double": 8, "UInt64": 8, "ComplexFloat": 8,
-    "ComplexDouble": 16,
-}
-
-# NCCL/RCCL kernel-name dtype tokens -> c10 names (both naming generations)
-_KERNEL_DTYPES = {
-    "bf16": "BFloat16", "bfloat16": "BFloat16", "f16": "Half", "half": "Half", "f32": "Float",
-    "float": "Float", "f64": "Double", "double": "Double", "i8": "Char", "int8_t": "Char",
-    "u8": "Byte", "uint8_t": "Byte", "i32": "Int", "int32_t": "Int", "u32": "UInt32", "uint32_t": "UInt32",
-    "i64": "Long", "int64_t": "Long", "u64": "UInt64", "uint64_t": "UInt64",
-    "f8e4m3": "Float8_e4m3fn", "f8e5m2": "Float8_e5m2",
-}
-_KERNEL_DTYPE_RE = re.compile(r"_(" + "|".join(sorted(map(re.escape, _KERNEL_DTYPES), key=len, reverse=True))
-                              + r")(?=_|\b|$)")
-
 
 @dataclass(frozen=True)
 class Collective:
     kind: str
     match: re.Pattern
     busbw_factor: str
-    nvtx_bytes: str
     ring_steps: str
     doc: str = ""
 
@@ -66,26 +43,37 @@ class Collective:
         return FACTORS[self.busbw_factor](n) if n and n >= 2 else 1.0
 
     def steps(self, n: int) -> float:
+        """Link traversals of one call in NCCL's ring algorithm for n ranks; 1 for n < 2."""
         return FACTORS[self.ring_steps](n) if n and n >= 2 else 1.0
-
-    def nvtx_scale(self, n: int) -> float:
-        return FACTORS[self.nvtx_bytes](n) if n and n >= 1 else 1.0
 
 
 @lru_cache(maxsize=1)
 def table() -> tuple[Collective, ...]:
     """The packaged collective table, in priority order."""
-    text = resources.files("traceattrib").joinpath("rules/collectives.toml").read_text()
-    data = tomllib.loads(text)
     out = []
-    for i, c in enumerate(data.get("collective", [])):
-        for key in ("busbw_factor", "nvtx_bytes", "ring_steps"):
-            if c.get(key) not in FACTORS:
-                raise TraceError(f"rules/collectives.toml entry {i}: {key} = {c.get(key)!r} is not one of "
+    for i, c in enumerate(vocab.load("collectives", vocab.CollectivesFile).collective):
+        for key in ("busbw_factor", "ring_steps"):
+            if getattr(c, key) not in FACTORS:
+                raise TraceError(f"rules/collectives.toml entry {i}: {key} = {getattr(c, key)!r} is not one of "
                                  f"{', '.join(FACTORS)}")
-        out.append(Collective(kind=c["kind"], match=re.compile(c["match"], re.I), busbw_factor=c["busbw_factor"],
-                              nvtx_bytes=c["nvtx_bytes"], ring_steps=c["ring_steps"], doc=c.get("doc", "")))
+        out.append(Collective(kind=c.kind, match=re.compile(c.match, re.I), busbw_factor=c.busbw_factor,
+                              ring_steps=c.ring_steps, doc=c.doc))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def dtype_sizes() -> dict[str, int]:
+    """Bytes per element by c10 dtype name (rules/dtypes.toml)."""
+    return {n: d.bytes for n, d in vocab.dtypes("c10").items()}
+
+
+@lru_cache(maxsize=1)
+def _kernel_dtypes() -> tuple[dict[str, str], re.Pattern]:
+    """NCCL/RCCL kernel-name dtype token -> c10 name, and the regex finding a token in a name
+    (longest tokens first: "bfloat16" before "float")."""
+    names = {tok: d.c10[0] for tok, d in vocab.dtypes("nccl").items()}
+    rx = re.compile(r"_(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")(?=_|\b|$)")
+    return names, rx
 
 
 def by_kind() -> dict[str, Collective]:
@@ -115,14 +103,15 @@ def kind_of(names: pd.Series | np.ndarray) -> np.ndarray:
 
 def dtype_from_kernel(name: str) -> str:
     """c10 dtype name encoded in an NCCL/RCCL kernel name, '' when the name carries none."""
-    m = _KERNEL_DTYPE_RE.search(name)
-    return _KERNEL_DTYPES[m.group(1).lower()] if m else ""
+    names, rx = _kernel_dtypes()
+    m = rx.search(name)
+    return names[m.group(1).lower()] if m else ""
 
 
 def dtype_bytes(names: pd.Series | np.ndarray) -> np.ndarray:
     """Element size of every dtype name, -1 when unknown (int64 array)."""
     s = pd.Series(np.asarray(names, dtype=object)).astype(str)
-    return s.map(DTYPE_BYTES).fillna(-1).astype(np.int64).to_numpy()
+    return s.map(dtype_sizes()).fillna(-1).astype(np.int64).to_numpy()
 
 
 def text(kernels: pd.DataFrame) -> pd.Series:

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -68,14 +66,15 @@ class Vocab:
 @lru_cache(maxsize=1)
 def vocab() -> Vocab:
     """rules/modules.toml, compiled."""
-    doc = tomllib.loads(resources.files("traceattrib").joinpath("rules", "modules.toml").read_text("utf-8"))
+    from . import vocab as rules
+
+    doc = rules.load("modules", rules.ModulesFile)
     return Vocab(
-        layer=re.compile(doc["paths"]["layer"]), module=re.compile(doc["paths"]["module"]),
-        paths=tuple(PathRule(r["name"], re.compile(r["match"]), bool(r.get("outside"))) for r in doc["path"]),
-        classes=tuple(ClassRule(r["name"], re.compile(r["match"]), re.compile(r["not"]) if "not" in r else None,
-                                {int(k): tuple(v) for k, v in (r.get("linears") or {}).items()})
-                      for r in doc["class"]), helper=re.compile(doc["kernels"]["helper"], re.I),
-        anchor_bucket=str(doc["kernels"]["anchor_bucket"]))
+        layer=re.compile(doc.paths.layer), module=re.compile(doc.paths.module),
+        paths=tuple(PathRule(r.name, re.compile(r.match), r.outside) for r in doc.path),
+        classes=tuple(ClassRule(r.name, re.compile(r.match), re.compile(r.not_) if r.not_ else None,
+                                {int(k): tuple(v) for k, v in r.linears.items()}) for r in doc.class_),
+        helper=re.compile(doc.kernels.helper, re.I), anchor_bucket=doc.kernels.anchor_bucket)
 
 
 def path_module(path: str, v: Vocab | None = None) -> tuple[int, str]:

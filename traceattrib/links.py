@@ -1,5 +1,5 @@
 """Interconnects as data (`rules/links.toml`): peak unidirectional bandwidth and per-hop latency of
-NVLink, PCIe and Infinity Fabric generations, and which link a GPU most likely has.
+NVLink, PCIe and Infinity Fabric generations; which link a GPU most likely has is rules/gpus.toml's.
 
 A trace names its GPUs but not the path NCCL took, so the link is an assumption the report states;
 `--link NAME|GBPS` replaces it.
@@ -7,13 +7,12 @@ A trace names its GPUs but not the path NCCL took, so the link is an assumption 
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import lru_cache
-from importlib import resources
 
 from msgspec import Struct
 from msgspec.structs import replace
 
+from . import vocab
 from .errors import TraceError
 
 
@@ -31,18 +30,15 @@ class Link(Struct, frozen=True):
 
 @lru_cache(maxsize=1)
 def _data() -> tuple[dict[str, Link], tuple[tuple[re.Pattern, str, str], ...]]:
-    text = resources.files("traceattrib").joinpath("rules/links.toml").read_text()
-    data = tomllib.loads(text)
-    links = {}
-    for e in data.get("link", []):
-        links[e["name"]] = Link(name=e["name"], label=e.get("label", e["name"]), peak_GBps=float(e["peak_GBps"]),
-                                latency_us=float(e["latency_us"]) if "latency_us" in e else None,
-                                source=e.get("source", ""))
+    """The links by name, and per rules/gpus.toml row in order: its regex, link and assumption."""
+    links = {e.name: Link(name=e.name, label=e.label or e.name, peak_GBps=e.peak_GBps, latency_us=e.latency_us,
+                          source=e.source)
+             for e in vocab.load("links", vocab.LinksFile).link}
     gpus = []
-    for g in data.get("gpu", []):
-        if g["link"] not in links:
-            raise TraceError(f"rules/links.toml: gpu rule {g['match']!r} names unknown link {g['link']!r}")
-        gpus.append((re.compile(g["match"], re.I), g["link"], g.get("assumption", "")))
+    for g in vocab.load("gpus", vocab.GpusFile).gpu:
+        if g.link not in links:
+            raise TraceError(f"rules/gpus.toml: gpu {g.name!r} names unknown link {g.link!r}")
+        gpus.append((re.compile(g.match, re.I), g.link, g.assumption))
     return links, tuple(gpus)
 
 
@@ -72,8 +68,8 @@ def parse(value: str) -> Link:
 
 
 def detect(meta: dict) -> Link | None:
-    """The link the trace's GPUs most likely have, from their names (first rule that matches);
-    None when no rule knows the GPU. `how` says what was assumed."""
+    """The link the trace's GPUs most likely have, from their names (the first rules/gpus.toml row
+    that matches); None when no row knows the GPU. `how` says what was assumed."""
     gpus = [str(g) for g in (meta.get("gpus") or []) if g]
     links, rules = _data()
     for name in dict.fromkeys(gpus):

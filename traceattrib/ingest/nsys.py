@@ -506,11 +506,9 @@ def _samples(r: _Reader, pend_events, pend_chains) -> pd.DataFrame:
 
 def _sample_skip_modules() -> str:
     """rules/idle.toml's sample_skip_modules as one regex (modules whose frames say little)."""
-    import tomllib
-    from importlib import resources
+    from .. import vocab
 
-    with resources.files("traceattrib.rules").joinpath("idle.toml").open("rb") as f:
-        pats = tomllib.load(f).get("sample_skip_modules", [])
+    pats = vocab.load("idle", vocab.IdleFile).sample_skip_modules
     return "|".join(f"(?:{p})" for p in pats) or "(?!)"
 
 

@@ -22,9 +22,9 @@ from ..notes import Note, note
 from .arrays import name_in, pair_counts
 from .inputs import Context
 from .names import name_evidence
+from .vocab import gemm_token_ops
 
-GEMM_OPS = ("aten::mm", "aten::addmm", "aten::_scaled_mm", "aten::linear", "aten::matmul", "aten::bmm",
-            "aten::baddbmm")
+GEMM_OPS = gemm_token_ops()
 
 
 def describe(table: pd.DataFrame, step: np.ndarray, ctx: Context) -> tuple[dict[str, np.ndarray], list[Note]]:

@@ -3,10 +3,10 @@ synchronizing call names, kind words. Parsed once per process; callers may pass 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+
+from .. import vocab as rules
 
 
 @dataclass(frozen=True)
@@ -33,24 +33,33 @@ class Vocab:
 
 
 def parse_vocab(text: str) -> Vocab:
-    doc = tomllib.loads(text)
-    k = doc["kinds"]
+    """A vocabulary from the text of a steps.toml."""
+    return _compile(rules.convert(rules.parse(text, "steps.toml"), rules.StepsFile, "steps.toml"))
+
+
+def _compile(doc: rules.StepsFile) -> Vocab:
+    """The vocabulary with its regexes compiled."""
+    k = doc.kinds
     return Vocab(
-        families=tuple(Family(f["name"], f.get("framework", ""), re.compile(f["regex"]), f.get("forward", "one"))
-                       for f in doc["family"]),
-        frames=tuple((f["name"], re.compile(f["regex"])) for f in doc.get("frame", [])),
-        graph_launch=re.compile(doc["graphs"]["launch"]),
-        sync=re.compile(doc["cuda_api"]["sync"]),
-        kind_words={w: re.compile(k[w], re.I) for w in ("prefill", "decode", "mixed")},
-        modes={"prefill": frozenset(k["prefill_modes"]), "decode": frozenset(k["decode_modes"]),
-               "mixed": frozenset(k["mixed_modes"]), "none": frozenset(k["no_forward_modes"])},
-        decode_attention=re.compile(k["decode_attention"], re.I),
-        prefill_attention=re.compile(k["prefill_attention"], re.I),
-        exclude=re.compile(doc["exclude"]["regex"]),
+        families=tuple(Family(f.name, f.framework, re.compile(f.regex), f.forward) for f in doc.family),
+        frames=tuple((f.name, re.compile(f.regex)) for f in doc.frame),
+        graph_launch=re.compile(doc.graphs.launch),
+        sync=re.compile(doc.cuda_api.sync),
+        kind_words={w: re.compile(getattr(k, w), re.I) for w in ("prefill", "decode", "mixed")},
+        modes={"prefill": frozenset(k.prefill_modes), "decode": frozenset(k.decode_modes),
+               "mixed": frozenset(k.mixed_modes), "none": frozenset(k.no_forward_modes)},
+        decode_attention=re.compile(k.decode_attention, re.I),
+        prefill_attention=re.compile(k.prefill_attention, re.I),
+        exclude=re.compile(doc.exclude.regex),
     )
 
 
 @lru_cache(maxsize=1)
 def default_vocab() -> Vocab:
     """The packaged vocabulary (read-only data; cached because it never changes in a process)."""
-    return parse_vocab(resources.files("traceattrib").joinpath("rules", "steps.toml").read_text(encoding="utf-8"))
+    return _compile(rules.load("steps", rules.StepsFile))
+
+
+def gemm_token_ops() -> tuple[str, ...]:
+    """The GEMM ops whose rows are a step's tokens (rules/ops.toml, `tokens = true`)."""
+    return tuple(g.op for g in rules.load("ops", rules.OpsFile).gemm if g.tokens)

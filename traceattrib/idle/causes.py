@@ -1,0 +1,180 @@
+"""Every step's idle time split into causes: a `Plan` finds the gaps and groups the CPU tables,
+its `jobs` sweep each launching thread's gap windows (pieces of cause, name and ns), and `finish`
+sums the pieces per step and names the top ones. `explain` runs the jobs one after another; a
+caller with a second thread may run the two halves of a job beside each other (the pieces are the
+same). Times are int64 ns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..intervals import group_sums
+from ..notes import Note
+from . import gaps as gaps_
+from . import labels, sweep
+from .codes import CAUSE_COLUMNS, CAUSES, HOST, LABEL_COLUMNS, LAUNCH, QUEUED_COLUMN, SYNC, UNEXPLAINED
+from .rules import IdleRules, load_rules
+from .summary import explain_notes
+from .threads import Threads, thread_codes
+
+# a thread with at least twice this many gap windows has them swept in two halves, which a caller
+# may run beside each other (below that a second thread costs more than it saves); each half's
+# sweep takes the calls around its own windows only, so the pieces are the same
+HALF_WINDOWS = 1 << 15
+
+
+@dataclass
+class IdleCauses:
+    """Idle causes per step.
+
+    causes: one row per step, aligned with the steps table's rows: idle_launch_ns, idle_sync_ns,
+            idle_host_ns, idle_unexplained_ns (summing to the step's idle_ns) and
+            idle_launch_queued_ns (the part of launch with the next op already submitted).
+    labels: what the CPU did during host and sync idle: rank, step (the step's index on its
+            rank), cause ('host' | 'sync'), source ('range' | 'python' | 'cpu_op' | 'osrt' |
+            'sample' | 'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
+            rest summed as '(other)'.
+    """
+
+    causes: pd.DataFrame
+    labels: pd.DataFrame
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One sweep of a launching thread's gap windows: thread t, windows sel[lo:hi] of the plan's
+    gaps (sel: the thread's windows, sorted by start)."""
+
+    t: int
+    sel: np.ndarray
+    lo: int
+    hi: int
+
+
+@dataclass
+class Pieces:
+    """A sweep's windows cut by the thread's state: per piece, its window (index into the
+    thread's windows), cause, packed label and ns."""
+
+    qi: np.ndarray
+    cause: np.ndarray
+    label: np.ndarray
+    ns: np.ndarray
+
+
+def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
+            ranges: pd.DataFrame, rules: IdleRules | None = None) -> IdleCauses:
+    """Split every step's idle time into causes (the jobs one after another).
+
+    ops: steps.Steps.ops (start_ns, end_ns, rank, pid, correlation, kind, step); table: the
+    steps table (rank, index, start_ns, cpu_start_ns, cpu_end_ns); launches, cpu_ops, ranges: the
+    trace's tables (model.py).
+    """
+    plan = Plan(ops, table, launches, cpu_ops, ranges, rules)
+    return plan.finish([tuple(plan.run(s) for s in job) for job in plan.jobs])
+
+
+class Plan:
+    """One split of idle time into causes, prepared: the gaps of every step, the CPU tables by
+    thread, and `jobs`: per launching thread one sweep, or two halves that may run at once
+    (`run` only reads what the plan holds)."""
+
+    def __init__(self, ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
+                 ranges: pd.DataFrame, rules: IdleRules | None = None):
+        self.rules = rules or load_rules()
+        self.table = table
+        self.has_launches = bool(len(launches))
+        nsteps = len(table)
+        self.sums = np.zeros((nsteps, len(CAUSES)), np.int64)
+        self.queued = np.zeros(nsteps, np.int64)
+        self.jobs: list[tuple[Sweep, ...]] = []
+        self.gaps: gaps_.Gaps | None = None
+        self.threads: Threads | None = None
+        step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
+        n_in_step = int(np.count_nonzero(step_all >= 0))
+        if not (nsteps and n_in_step):
+            return
+        # steps.gpu_ops made this join already; the same join for ops built elsewhere
+        if "launch_row" in ops.columns:
+            lrow = ops["launch_row"].to_numpy(np.int64)
+        else:
+            from ..gpuops import launch_rows
+            lrow = launch_rows(ops, launches)
+        tcode, threads = thread_codes(launches)
+        sync = sweep.sync_calls(launches, ops, lrow, self.rules)
+        g = self.gaps = gaps_.find(ops, table, lrow, launches["end_ns"].to_numpy(np.int64), tcode, n_in_step)
+        self.sums[:, LAUNCH] += g.queued
+        self.queued = g.queued
+        none = g.thread < 0
+        add(self.sums, g.step[none], UNEXPLAINED, g.b[none] - g.a[none])
+        # latency after the launch call; its part inside synchronizing calls is moved to `sync` in
+        # finish (a runtime may hold submitted work back until then: HIP's hipMemcpyWithStream)
+        add(self.sums, g.step, LAUNCH, g.g1 - g.b)
+        self.threads = Threads(launches, cpu_ops, ranges, table, tcode, threads, sync, self.rules)
+        for t in np.flatnonzero(np.bincount(g.thread[~none])):
+            sel = np.flatnonzero(g.thread == t)
+            sel = sel[np.argsort(g.a[sel], kind="stable")]  # sorted searches run faster
+            self.threads.calls(int(t))  # made here: runs of two halves at once only read it
+            n = sel.size
+            if n < 2 * HALF_WINDOWS:
+                self.jobs.append((Sweep(int(t), sel, 0, n),))
+            else:
+                self.jobs.append((Sweep(int(t), sel, 0, n // 2), Sweep(int(t), sel, n // 2, n)))
+
+    def run(self, s: Sweep) -> Pieces:
+        """The pieces of one sweep (window indices among its thread's windows)."""
+        w = s.sel[s.lo:s.hi]
+        qi, cause, label, ns = pieces(self.threads, s.t, self.gaps.a[w], self.gaps.b[w], self.rules)
+        return Pieces(qi + s.lo, cause, label, ns)
+
+    def finish(self, done: list[tuple[Pieces, ...]]) -> IdleCauses:
+        """The causes and labels from the pieces of every job (in `jobs` order)."""
+        label_parts: list[tuple[np.ndarray, ...]] = []
+        for job, got in zip(self.jobs, done):
+            t, sel = job[0].t, job[0].sel
+            wstep = self.gaps.step[sel]
+            parts = [(np.concatenate([p.qi for p in got]), *(np.concatenate([getattr(p, f) for p in got])
+                                                               for f in ("cause", "label", "ns")))]
+            qi, label, length = sweep.sync_pieces(self.threads, t, self.gaps.b[sel], self.gaps.g1[sel])
+            add(self.sums, wstep[qi], LAUNCH, -length)
+            parts.append((qi, np.full(qi.size, SYNC), label, length))
+            for qi, cause, label, length in parts:
+                st_ = wstep[qi]
+                add(self.sums, st_, cause, length)
+                lab = (cause == HOST) | (cause == SYNC)
+                label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
+        if self.threads is not None:
+            labels_tab = labels.table(label_parts, self.table, self.threads)
+        else:
+            labels_tab = pd.DataFrame(columns=LABEL_COLUMNS)
+        causes = pd.DataFrame({c: self.sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
+        causes[QUEUED_COLUMN] = self.queued
+        notes = explain_notes(causes, labels_tab, self.has_launches) if self.threads is not None else []
+        return IdleCauses(causes=causes, labels=labels_tab, notes=notes)
+
+
+def pieces(th: Threads, t: int, qa: np.ndarray, qb: np.ndarray, rules: IdleRules):
+    """Split the windows [qa, qb) (sorted by qa) by thread t's state: (window index, cause, label,
+    ns) per piece."""
+    ts = sweep.thread_state(th, t, qa, qb, rules)
+    pts, state, label = labels.name_segments(th, t, ts)
+    # the windows cut by the segments
+    k0 = np.searchsorted(pts, qa, "right") - 1
+    k1 = np.searchsorted(pts, qb, "left")
+    n = np.maximum(k1 - k0, 0)
+    qi = np.repeat(np.arange(qa.size), n)
+    at = np.cumsum(n) - n  # each window's first piece
+    kk = np.arange(qi.size) + np.repeat(k0 - at, n)
+    # segments inside a window are whole: only its first starts at qa and its last ends at qb
+    a, z = pts[kk], pts[1:][kk]
+    w = np.flatnonzero(n)
+    a[at[w]], z[at[w] + n[w] - 1] = qa[w], qb[w]
+    return qi, state[kk], label[kk], z - a
+
+
+def add(sums: np.ndarray, step: np.ndarray, cause, ns: np.ndarray) -> None:
+    """sums[step, cause] += ns, repeated (step, cause) pairs summed."""
+    sums += group_sums(step * sums.shape[1] + cause, ns, sums.size).reshape(sums.shape)
