@@ -43,10 +43,12 @@ cells = [
     md("## Diff: eager launches vs CUDA graphs\nThe same workload captured with CUDA-graph replays: "
        "what moved the decode step?"),
     code("graph = ta.analyze(ta.load(str(FIX / 'llama_graph_torch.pt.trace.json.gz')))\n"
-         "res = ta.diff(rep, graph)['kinds']['decode']\n"
-         "print(f\"median decode step {res['median_span_before_ns']/1e6:.2f} ms -> "
-         "{res['median_span_after_ns']/1e6:.2f} ms\")\n"
-         "pd.DataFrame(res['contributions']).head(4)"),
+         "res = ta.diff(rep, graph).kinds['decode']  # typed: traceattrib.diff.types.KindDiff\n"
+         "m = res.median  # the change of the median step, with its 95% bootstrap interval\n"
+         "print(f\"median decode step {m.before/1e6:.2f} ms -> {m.after/1e6:.2f} ms \"\n"
+         "      f\"({m.change:+.1%}, 95% CI {m.ci[0]:+.1%} to {m.ci[1]:+.1%})\")\n"
+         "pd.DataFrame([{'part': c.part, 'change_ns': c.change_ns, 'fraction_of_change': c.fraction_of_change}\n"
+         "              for c in res.contributions]).head(4)"),
     md("## Tensor parallel (TP=2): waiting vs transferring, and the job\n"
        "Per rank: exposed communication, how much of it is waiting for the other rank, and the bound if "
        "communication were removed, for the rank alone and for the job (the job cannot get faster than its "

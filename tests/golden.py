@@ -36,6 +36,14 @@ CASES: dict[str, list[str]] = {
     "info_llama_graph_nsys.txt": ["info", "fixtures/llama_graph_nsys.sqlite"],
     "diff_eager_graph.md": ["diff", "fixtures/llama_eager_nsys.sqlite", "fixtures/llama_graph_torch.pt.trace.json.gz",
                             "--format", "md"],
+    "diff_same_code.txt": ["diff", "fixtures/repeat_eager_a1.pt.trace.json.gz",
+                           "fixtures/repeat_eager_a2.pt.trace.json.gz", "--fail-if-slower", "5"],
+    "diff_repeat_runs.txt": ["diff", "--before", "fixtures/repeat_eager_a1.pt.trace.json.gz",
+                             "fixtures/repeat_eager_a2.pt.trace.json.gz", "--after", "fixtures/repeat_graph_b1.pt.trace.json.gz",
+                             "fixtures/repeat_graph_b2.pt.trace.json.gz", "--fail-if-slower", "5"],
+    "diff_repeat_runs.md": ["diff", "--before", "fixtures/repeat_eager_a1.pt.trace.json.gz",
+                            "fixtures/repeat_eager_a2.pt.trace.json.gz", "--after", "fixtures/repeat_graph_b1.pt.trace.json.gz",
+                            "fixtures/repeat_graph_b2.pt.trace.json.gz", "--format", "md", "--fail-if-slower", "5"],
 }
 
 _BLOCK = re.compile(r"<!-- golden (\S+) -->\n(.*?)<!-- /golden -->", re.S)

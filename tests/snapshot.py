@@ -43,6 +43,8 @@ DIFFS = [
     ("tp2_eager_torch", "tp2_graph_torch"),
     ("serve_piecewise_nsys.sqlite", "serve_piecewise_torch.pt.trace.json.gz"),
     ("llama_graph_nsys.sqlite", "llama_graph_nsys_node.sqlite"),
+    ("repeat_eager_a1.pt.trace.json.gz", "repeat_eager_a2.pt.trace.json.gz"),
+    ("repeat_eager_a1.pt.trace.json.gz", "repeat_graph_b1.pt.trace.json.gz"),
 ]
 
 

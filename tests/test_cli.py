@@ -133,6 +133,10 @@ def test_directory_without_traces(capsys, tmp_path):
     (("report", EAGER, "--rules", "/nonexistent/rules.toml"), "'--rules'"),
     (("classify", EAGER, "--top", "-1"), "'--top'"),
     (("diff", EAGER, EAGER, "--fail-if-slower", "nan"), "'--fail-if-slower'"),
+    (("diff", EAGER, EAGER, "--fail-if-slower", "gemm=5"), "'--fail-if-slower'"),
+    (("diff", EAGER, EAGER, "--fail-if-slower", "communication=-1"), "'--fail-if-slower'"),
+    (("diff", EAGER, "--fail-if-slower", "5"), "expected BEFORE and AFTER"),
+    (("diff", EAGER, "--before", EAGER, "--after", EAGER), "give BEFORE AFTER"),
     (("plot", EAGER, "-o", "steps.gif"), "'--output'"),
     (("plot", EAGER, "-o", "steps.png", "--step", "-1"), "'--step'"),
     (("report",), "Missing argument 'FILE'"),
@@ -309,13 +313,17 @@ def test_diff_and_gate(capsys):
     assert rc == 0
     d = json.loads(out)
     k = d["kinds"]["decode"]
-    assert k["median_span_change"] < -0.15  # CUDA graphs removed the launch gaps
+    # CUDA graphs removed the launch gaps: the whole 95% interval is a cut of more than 15%
+    assert k["verdict"] == "lower" and k["median"]["change"] < -0.15 and k["median"]["ci"][1] < -0.15
     # idle split into causes: the launch gaps are what CUDA graphs removed
     assert k["contributions"][0]["part"] == "launch idle"
     assert k["idle_causes"]["launch"]["change_ns"] < -1.0e6
-    assert sum(c["change_ns"] for c in k["contributions"]) == pytest.approx(k["mean_span_change_ns"], abs=1)
+    assert sum(c["change_ns"] for c in k["contributions"]) == pytest.approx(k["mean"]["change_ns"], abs=1)
+    assert d["gate"]["tripped"] is False and d["gate"]["kind"] == "decode" and d["gate"]["threshold"] == 0.01
+    assert [c["code"] for c in d["checks"]] == ["capture", "profiler"] and not d["refused"]
     rc, out, err = run(capsys, "diff", graph, EAGER, "--format", "md", "--fail-if-slower", "5")
     assert rc == 1 and "slower" in err and "| per step (ms) |" in out
+    assert out.rstrip().splitlines()[-1].startswith("**gate: TRIPPED: decode median +")
 
 
 def test_plot(capsys, tmp_path):

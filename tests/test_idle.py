@@ -261,13 +261,14 @@ def test_diff_names_the_idle_cause_that_moved():
     before = loaded(str(FIXTURES / "llama_eager_nsys.sqlite"))[1]
     after = loaded(str(FIXTURES / "llama_graph_nsys_node.sqlite"))[1]
     d = diff_reports(before, after)
-    k = d["kinds"]["decode"]
-    assert k["contributions"][0]["part"] == "launch idle"
-    cut = -k["idle_causes"]["launch"]["change_ns"] / 1e6
+    k = d.kinds["decode"]
+    assert k.contributions[0].part == "launch idle"
+    cut = -k.idle_causes["launch"].change_ns / 1e6
     assert 1.0 < cut < 1.4  # 1.34 -> 0.14 ms per step
+    assert k.idle_causes["launch"].verdict == "lower"
     assert f"launch idle cut by {cut:.3f} ms" in rdiff.render_md(d)
-    assert sum(r["change_ns"] for r in k["idle_causes"].values()) == pytest.approx(
-        k["buckets"]["idle"]["exposed_change_ns"], abs=1e-6)
+    assert sum(r.change_ns for r in k.idle_causes.values()) == pytest.approx(
+        k.buckets["idle"].exposed.change_ns, abs=1e-6)
 
 
 # --- the rules on a timeline built here -----------------------------------------------------------

@@ -7,7 +7,8 @@ Python API (the same pipeline as the command line):
     rep = ta.analyze(trace, what_if={"communication": 2})
     rep.steps                                 # one row per step, bucket times in ns
     rep.summary.main().attribution.speedup_bound_if_removed   # per bucket, median over decode steps
-    ta.diff(rep_before, rep_after)            # dict, as `traceattrib diff --format json`
+    ta.diff(rep_before, rep_after)            # typed diff.types.Diff: changes with 95% intervals, checks
+    ta.diff([run1, run2], [run3, run4])       # several runs per side: steps pooled over runs
 """
 __version__ = "0.1.0"
 

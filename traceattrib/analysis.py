@@ -227,6 +227,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
         bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
+        bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
         ic = idling.result()  # per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
@@ -332,6 +333,15 @@ def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool
         res.memops = _unsort(pd.DataFrame({"bucket": mc["bucket"].to_numpy(), "rule": mc["rule"].to_numpy(),
                                            "step": np.full(len(trace.memops), -1, np.int64)}), perm.get("memops"))
     return res
+
+
+def graph_kernels(kernels: pd.DataFrame, kstep: np.ndarray, n: int) -> np.ndarray:
+    """Per step: its kernels that ran inside a CUDA graph (a graph id: torch.profiler, nsys
+    node-level tracing), what tells a graph replay from an eager step (diff/checks.py)."""
+    if not len(kernels):
+        return np.zeros(n, np.int64)
+    m = kernels["graph_id"].notna().to_numpy(bool) & (kstep >= 0)
+    return np.bincount(kstep[m], minlength=n)[:n].astype(np.int64)
 
 
 def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, step_tab: pd.DataFrame) -> pd.DataFrame:

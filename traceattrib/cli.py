@@ -132,12 +132,6 @@ def _regex(ctx, param, value: str | None) -> str | None:
     return value
 
 
-def _finite(ctx, param, value: float | None) -> float | None:
-    if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a finite number", ctx, param)
-    return value
-
-
 def _plot_file(ctx, param, value: str) -> str:
     if not value.lower().endswith(PLOT_SUFFIXES):
         raise click.BadParameter(f"{value!r}: the extension picks the image format; use "
@@ -502,37 +496,124 @@ def cache_cmd(cache_dir, clear, fmt):
                "(least recently used entries go first)")
 
 
-@cli.command()
-@click.argument("before", type=click.Path())
-@click.argument("after", type=click.Path())
+def _gate_limits(ctx, param, values: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """--fail-if-slower PCT | PART=PCT (repeatable) as (part, percent) pairs; PCT alone: the median."""
+    if not values:
+        return ()
+    from .attribute import ALL_BUCKETS
+    from .diff import GATE_PARTS
+
+    parts = GATE_PARTS + ALL_BUCKETS + ("idle",)
+    out = []
+    for v in values:
+        part, sep, number = v.rpartition("=")
+        try:
+            pct = float(number)
+        except ValueError:
+            pct = math.nan
+        part = part if sep else "median"
+        if part not in parts or not (0 <= pct < math.inf):
+            raise click.BadParameter(f"{v!r}: expected PCT or PART=PCT, PCT a number >= 0 and PART one of "
+                                     f"{', '.join(parts)} (e.g. 5 or communication=5)", ctx, param)
+        out.append((part, pct))
+    return tuple(out)
+
+
+RUN_OPTIONS = ("--before", "--after")
+
+
+class RunsCommand(click.Command):
+    """A command whose --before / --after take one or more values: `--before A B --after C D` is
+    read as `--before A --before B --after C --after D` (values up to the next option)."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, spread_runs(list(args)))
+
+
+def spread_runs(args: list[str]) -> list[str]:
+    """`--before A B` -> `--before A --before B`, up to the next argument that starts with '-'
+    (or `--`, after which nothing is rewritten); an option without a value is left for click."""
+    out: list[str] = []
+    opt, took = None, 0
+    for i, a in enumerate(args):
+        if a == "--":
+            out += ([opt] if opt and not took else []) + args[i:]
+            return out
+        if a in RUN_OPTIONS:
+            if opt and not took:
+                out.append(opt)
+            opt, took = a, 0
+        elif opt and not a.startswith("-"):
+            out += [opt, a]
+            took += 1
+        else:
+            if opt and not took:
+                out.append(opt)
+            opt = None
+            out.append(a)
+    if opt and not took:
+        out.append(opt)
+    return out
+
+
+@cli.command(cls=RunsCommand)
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[BEFORE AFTER]")
+@click.option("--before", "before_paths", multiple=True, metavar="PATH...",
+              help="Runs before the change (one or more: trace files, run directories of per-rank files, or "
+                   "directories of runs); with --after, instead of BEFORE AFTER.")
+@click.option("--after", "after_paths", multiple=True, metavar="PATH...", help="Runs after the change.")
 @click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
               help="Regular expression over range names that mark steps.")
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra classification rules.")
 @click.option("--format", "fmt", type=click.Choice(("text", "md", "json")), default="text", show_default=True)
-@click.option("--fail-if-slower", type=float, metavar="PCT", callback=_finite,
-              help="Exit with status 1 when the median decode step got slower by more than PCT percent.")
+@click.option("--fail-if-slower", "fail_if_slower", multiple=True, metavar="[PART=]PCT", callback=_gate_limits,
+              help="Exit with status 1 when a step kind got slower by more than PCT percent with 95% confidence "
+                   "(the whole interval above PCT): PCT alone gates the median step, p90=PCT the p90, "
+                   "BUCKET=PCT (or idle=PCT) that bucket's exposed time per step. Repeatable.")
+@click.option("--allow-mismatch", is_flag=True,
+              help="Compare even when the captures differ in a way that makes the comparison meaningless "
+                   "(another GPU, GPU count, rank count or model depth).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
 @with_cluster
-def diff(before, after, steps_regex, rules, fmt, fail_if_slower, output, no_cache, cache_dir, workers, scheduler):
-    """Compare two traces (any formats): per bucket time and exposed time, before and after."""
+def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slower, allow_mismatch, output, no_cache,
+         cache_dir, workers, scheduler):
+    """Compare traces before and after a change: each step kind's median and p90 step span and each
+    bucket's exposed time, with 95% bootstrap intervals, checked for comparable captures.
+
+    BEFORE and AFTER are trace files, directories of one run's per-rank files, or directories of
+    runs (`--before A B --after C D` names runs one by one); steps are pooled over a side's runs."""
     from .diff import diff as compare
-    from .diff import slower_than
+    from .diff.runs import runs_of
     from .render import diff as r
 
+    ctx = click.get_current_context()
+    if before_paths or after_paths:
+        if paths or not before_paths or not after_paths:
+            raise click.UsageError("give BEFORE AFTER, or --before PATH... and --after PATH...", ctx)
+    elif len(paths) != 2:
+        raise click.UsageError(f"expected BEFORE and AFTER, got {len(paths)} path(s) (or --before PATH... "
+                               "--after PATH...)", ctx)
+    else:
+        before_paths, after_paths = paths[:1], paths[1:]
+    runs_b = [run for p in before_paths for run in runs_of(p)]
+    runs_a = [run for p in after_paths for run in runs_of(p)]
     rl = _rules(rules)
-    reps = _analyze([before, after], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl)
-    res = compare(*reps)
+    reps = _analyze(runs_b + runs_a, no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl)
+    res = compare(reps[:len(runs_b)], reps[len(runs_b):], fail_if_slower=fail_if_slower,
+                  allow_mismatch=allow_mismatch)
+    if res.refused:
+        from .render.safe import clean
+        raise TraceError(clean(r.refusal(res)))
     if fmt == "json":
         _emit(r.render_json(res), output)
     else:
         from .render.safe import clean_obj
         _emit(_safe_text({"text": r.render_text, "md": r.render_md}[fmt](clean_obj(res))), output)
-    if fail_if_slower is not None and slower_than(res, fail_if_slower):
-        k = res["kinds"]["decode"]
-        click.echo(f"traceattrib: median decode step slower by {k['median_span_change']:.1%} "
-                   f"(limit {fail_if_slower:g}%)", err=True)
+    if res.gate is not None and res.gate.tripped:
+        from .render.safe import clean
+        click.echo(f"traceattrib: {clean(r.trip_line(res.gate))}", err=True)
         raise click.exceptions.Exit(EXIT_GATE)
 
 

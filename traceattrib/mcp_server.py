@@ -132,22 +132,23 @@ class ExplainResult(TypedDict):
     kernels: list[Explained]
 
 
-class Gate(TypedDict):
-    fail_if_slower_pct: float
-    tripped: bool  # the median decode step got slower by more than that
-
-
 class DiffResult(TypedDict):
-    """`traceattrib diff --format json`: per kind, mean per-step time and exposed time by bucket
-    before and after (ns), relative changes (ratios), and what moved the span."""
+    """`traceattrib diff --format json`: the runs on each side, the capture checks (`refused` when
+    they make the comparison meaningless), per kind the median, p90 and mean step span and each
+    bucket's exposed time before and after with 95% bootstrap intervals and a verdict, what moved
+    the span, and `gate` when a limit is given."""
 
-    before: dict[str, Any]
-    after: dict[str, Any]
+    traceattrib_version: str
+    schema_version: int
+    before: list[dict[str, Any]]
+    after: list[dict[str, Any]]
+    method: dict[str, Any]
+    refused: bool
+    checks: list[dict[str, Any]]
     kinds: dict[str, Any]
-    checks: list[str]
+    gate: dict[str, Any] | None
     cached: bool
     warnings: list[str]
-    gate: Gate | None
 
 
 class Finding(TypedDict):
@@ -297,21 +298,23 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
     @tool
     async def diff(before: TracePath, after: TracePath, ctx: Context,
                    fail_if_slower: Annotated[float | None, Field(allow_inf_nan=False, description=(
-                       "Percent: the gate trips when the median decode step got slower by more"))] = None,
+                       "Percent: the gate trips when a kind's median step got slower by more, with the "
+                       "whole 95% interval above it"))] = None,
+                   allow_mismatch: Annotated[bool, Field(description="Compare captures the checks refuse "
+                                                         "(other GPU, GPU or rank count, layers)")] = False,
                    ) -> Annotated[CallToolResult, DiffResult]:
-        """Two traces (any formats) side by side: per kind and bucket, mean time and exposed time per
-        step before and after, and what moved the span (`traceattrib diff --format json`)."""
+        """Two captures of one workload compared (any formats): per kind the median and p90 step span
+        and each bucket's exposed time before and after, with 95% bootstrap intervals and whether the
+        change is beyond noise; the capture checks; what moved the span (`traceattrib diff
+        --format json`)."""
         from .diff import diff as compare
-        from .diff import slower_than
-        from .render.diff import render_json
+        from .render.diff import to_dict
 
         reps = [await analyzed(ctx, p, part=(i, 2)) for i, p in enumerate((before, after))]
-        res = json.loads(render_json(compare(*reps)))
-        gate = None if fail_if_slower is None else {"fail_if_slower_pct": fail_if_slower,
-                                                    "tripped": slower_than(res, fail_if_slower)}
-        return _result(res | {"cached": all(_about(r)["cached"] for r in reps),
-                              "warnings": list(dict.fromkeys(w for r in reps for w in warnings_of(r.meta))),
-                              "gate": gate})
+        limits = [] if fail_if_slower is None else [("median", fail_if_slower)]
+        res = to_dict(compare(reps[0], reps[1], fail_if_slower=limits, allow_mismatch=allow_mismatch))
+        return _result(res | {"gate": res.get("gate"), "cached": all(_about(r)["cached"] for r in reps),
+                              "warnings": list(dict.fromkeys(w for r in reps for w in warnings_of(r.meta)))})
 
     @tool
     async def findings(path: TracePath, ctx: Context) -> Annotated[CallToolResult, FindingsResult]:

@@ -13,12 +13,12 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 2  # 2: layer and module times (inside_* tables)
+VERSION = 3  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables)
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {
     "steps": {"rank": "i", "index": "i", "name": "s", "kind": "s", "warmup": "b", "outlier": "b", "start_ns": "i",
-              "end_ns": "i", "span_ns": "i", "busy_ns": "i", "idle_ns": "i", "overlap_ns": "i"},
+              "end_ns": "i", "span_ns": "i", "busy_ns": "i", "idle_ns": "i", "overlap_ns": "i", "graph_kernels": "i"},
     "collectives": {"rank": "i", "step": "i", "collective": "s", "count": "i", "total_ns": "i", "mean_ns": "n"},
     "instances": {"rank": "i", "step_row": "i", "step": "i", "step_kind": "s", "warmup": "b", "collective": "s",
                   "group": "s", "seq": "i", "start_ns": "i", "end_ns": "i", "bytes": "i", "bytes_source": "s",

@@ -6,8 +6,9 @@ fields optional, a note a string, a finding {what, bound, evidence}). `check(doc
 report against the same types and lists every key it holds that the types do not name and every
 required key it lacks: the two together keep README, types and output in step.
 
-    python -m traceattrib.render.contract            # print the contract
-    python -m traceattrib.render.contract --readme   # rewrite the README's block in place
+    python -m traceattrib.render.contract            # print the report's contract
+    python -m traceattrib.render.contract --diff     # print the diff's contract
+    python -m traceattrib.render.contract --readme   # rewrite the README's two blocks in place
 """
 from __future__ import annotations
 
@@ -31,11 +32,12 @@ KEYS = {
     "step_counts": "kind", "by_kind": "kind", "job": "kind", "by_rank": "rank", "last_counts": "rank",
     "clock_offsets_ns": "rank", "by_collective": "collective", "comm_by_collective": "collective",
     "interconnect_fit": "collective", "model": "collective", "collectives": "collective",
-    "what_if": "bucket=factor", "what_if_link": "link", "buckets": "bucket",
+    "what_if": "bucket=factor", "what_if_link": "link", "buckets": "bucket", "kinds": "kind",
 }
 INNER_KEYS = {"by_rank": "by_kind"}  # a mapping of mappings: what the inner keys are
 CAUSE_FIELDS = ("idle_causes", "no_idle_cause", "idle_causes_ns")
 MARKERS = ("<!-- contract -->", "<!-- /contract -->")
+DIFF_MARKERS = ("<!-- diff contract -->", "<!-- /diff contract -->")
 
 
 def _key(field: str) -> str:
@@ -116,21 +118,33 @@ def _object(cls: type, depth: int) -> str:
     return "{\n" + "\n".join(lines) + "\n" + "  " * depth + "}"
 
 
-def text() -> str:
-    """The contract: the JSON report's every key with its type; `?` marks a key that may be
-    absent, `| null` a value that may be null, "<...>" a key that stands for many."""
+def _report_root() -> type:
     from .jsonout import Document
 
-    return ("// written by traceattrib/render/contract.py from the report's types: do not edit by hand\n"
-            + _object(Document, 0))
+    return Document
+
+
+def diff_root() -> type:
+    """The root type of `traceattrib diff --format json` (render/diff.py's Document)."""
+    from .diff import Document
+
+    return Document
+
+
+def text(root: type | None = None) -> str:
+    """The contract: the JSON document's every key with its type; `?` marks a key that may be
+    absent, `| null` a value that may be null, "<...>" a key that stands for many. root: the
+    document's type (default: the report's, jsonout.Document; the diff's: diff_root())."""
+    what = "report's" if root is None or root is _report_root() else "diff's"
+    return (f"// written by traceattrib/render/contract.py from the {what} types: do not edit by hand\n"
+            + _object(root or _report_root(), 0))
 
 
 def check(doc: Any, tp: Any = None, path: str = "$") -> list[str]:
     """Where the JSON value `doc` disagrees with the types: keys they do not name, required keys
     missing, values of another JSON kind."""
     if tp is None:
-        from .jsonout import Document
-        tp = Document
+        tp = _report_root()
     inner, null, _ = _split(tp)
     if doc is None:
         return [] if null or inner is float else [f"{path}: null"]
@@ -173,24 +187,27 @@ class _FindingDoc(Struct):
     evidence: str
 
 
-def readme_block(readme: str) -> str | None:
+def readme_block(readme: str, markers: tuple[str, str] = MARKERS) -> str | None:
     """The text between the README's contract markers (without the code fence), None without them."""
-    a, b = readme.find(MARKERS[0]), readme.find(MARKERS[1])
+    a, b = readme.find(markers[0]), readme.find(markers[1])
     if a < 0 or b < 0:
         return None
-    body = readme[a + len(MARKERS[0]):b].strip("\n").split("\n")
+    body = readme[a + len(markers[0]):b].strip("\n").split("\n")
     return "\n".join(body[1:-1]) if body and body[0].startswith("```") else "\n".join(body)
 
 
-def with_contract(readme: str) -> str:
-    """The README with its contract block written anew."""
-    a, b = readme.index(MARKERS[0]), readme.index(MARKERS[1])
-    return readme[:a + len(MARKERS[0])] + "\n```jsonc\n" + text() + "\n```\n" + readme[b:]
+def with_contract(readme: str, root: type | None = None, markers: tuple[str, str] = MARKERS) -> str:
+    """The README with the contract block between `markers` written anew from `root`'s types."""
+    a, b = readme.index(markers[0]), readme.index(markers[1])
+    return readme[:a + len(markers[0])] + "\n```jsonc\n" + text(root) + "\n```\n" + readme[b:]
 
 
 if __name__ == "__main__":
     if "--readme" in sys.argv:
         path = Path(__file__).resolve().parents[2] / "README.md"
-        path.write_text(with_contract(path.read_text(encoding="utf-8")), encoding="utf-8")
+        readme = with_contract(path.read_text(encoding="utf-8"))
+        path.write_text(with_contract(readme, diff_root(), DIFF_MARKERS), encoding="utf-8")
+    elif "--diff" in sys.argv:
+        print(text(diff_root()))
     else:
         print(text())
