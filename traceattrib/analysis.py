@@ -267,7 +267,7 @@ def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, rege
 
     attention = steps.attention_mask(ops, kernel_buckets)
     with beside(steps.detection, ops, attention, name="traceattrib-detect") as detecting:
-        ctx = steps.context(trace, ops, attention)
+        ctx = steps.context(trace, ops, attention, model=steps.bucket_mask(ops, kernel_buckets, steps.MODEL_BUCKETS))
         cands = steps.candidates(ctx, regex)
         detected = detecting.result()
     return steps.find(ctx, cands, detected, layers)
