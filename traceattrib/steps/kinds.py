@@ -146,7 +146,8 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
         notes.append(note("steps.kinds_inferred", *inferred.index, counts=tuple(inferred.to_numpy())))
     disputed = against != ""
     if disputed.any():
-        srcs = sorted({a.split("=")[0] for x in against[disputed] for a in x.split(", ")}, key=ORDER.index)
+        labels = list(dict.fromkeys(_label(s) for s in ORDER))
+        srcs = sorted({a.split("=")[0] for x in against[disputed] for a in x.split(", ")}, key=labels.index)
         notes.append(note("steps.kinds_disputed", *srcs, counts=(int(disputed.sum()),)))
     return kind, evidence, against, notes
 
