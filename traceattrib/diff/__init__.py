@@ -46,6 +46,7 @@ from .types import (
 
 if TYPE_CHECKING:  # (the package imports this module: it must not pull in numpy or pandas)
     import numpy as np
+    import pandas as pd
 
     from ..analysis import Report
     from .bootstrap import Sample, Stats
