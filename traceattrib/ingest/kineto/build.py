@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import TraceError
-from ...intervals import nesting_depth
+from ...intervals import nesting_depth, pack_keys
 from ...model import (
     CPU_OP_COLUMNS,
     GRAPH_COLUMNS,
@@ -93,7 +93,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
         src = np.where(is_gann[ri], "gpu_user_annotation", np.where(is_step[ri], "profiler_step", "user_annotation"))
         rng = pd.DataFrame({"start_ns": start[ri], "end_ns": end[ri], "name": _take(namev, ri), "domain": "torch",
                             "source": src, "pid": pid[ri], "tid": tid[ri], "rank": rank})
-        rng["depth"] = nesting_depth(start[ri], end[ri], (pid[ri] << 24) ^ tid[ri])
+        rng["depth"] = nesting_depth(start[ri], end[ri], pack_keys([pid[ri], tid[ri]], [pid[:0], tid[:0]])[0])
         rng = conform(rng, RANGE_COLUMNS)
 
         oi = np.flatnonzero(is_op | is_py)
@@ -103,7 +103,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
             "pid": pid[oi], "tid": tid[oi],
             "rank": rank, "ext_id": c["ext"][oi], "input_dims": _blank(_take(c["dims"], oi)),
             "input_types": _blank(_take(c["intypes"], oi))}, copy=False)  # columns are fresh: not copied again
-        cpu_ops["depth"] = nesting_depth(start[oi], end[oi], (pid[oi] << 24) ^ tid[oi])
+        cpu_ops["depth"] = nesting_depth(start[oi], end[oi], pack_keys([pid[oi], tid[oi]], [pid[:0], tid[:0]])[0])
         cpu_ops = conform(cpu_ops, CPU_OP_COLUMNS)
 
         # each GPU op's launch call: the first launch event with its correlation id
