@@ -219,15 +219,23 @@ def rank_table(rep: Report) -> list[str]:
 def step_table(rep: Report) -> list[str]:
     main = [b for b in MAIN_BUCKETS if b in rep.buckets]
     hdr = f"{'rank':>4} {'#':>4} {'name':<16}{'kind':<8}{'tok':>6}{'lay':>4}{'span':>8}{'idle':>8}" + \
-        "".join(f"{b[:6]:>8}" for b in main) + "  flags"
-    out = ["per step (ms; bucket columns are exposed time; tok = tokens, lay = layers):", hdr]
+        "".join(f"{b[:6]:>8}" for b in main) + f"  {'flags':<15}kind from"
+    out = ["per step (ms; bucket columns are exposed time; tok = tokens, lay = layers; kind from = what decided",
+           "the kind, not: = what said another):", hdr]
     for _, r in rep.steps.iterrows():
         flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
         out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 15):<16}{r['kind']:<8}"
                    f"{_known(r.get('tokens', -1)):>6}{_known(r.get('layers', -1)):>4}"
                    f"{ms(r['span_ns']):>8}{ms(r['idle_ns']):>8}"
-                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags}")
+                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags:<15}{_kind_from(r)}")
     return out
+
+
+def _kind_from(r) -> str:
+    """The deciding source of a step's kind, and the sources against it: 'tokens (not: name=decode)'."""
+    first = str(r.get("kind_evidence", "") or "").split(", ")[0] or "-"
+    against = str(r.get("kind_against", "") or "")
+    return f"{first} (not: {against})" if against else first
 
 
 def _known(v) -> str:

@@ -49,7 +49,7 @@ __all__ = ["MODEL_BUCKETS", "Candidate", "Context", "Detected", "Steps", "attent
 MODEL_BUCKETS = ("linear", "attention")  # kernels that say a step is a model's forward
 
 STEP_COLUMNS = ["rank", "index", "name", "kind", "kind_evidence", "kind_against", "tokens", "layers", "start_ns",
-                "end_ns", "cpu_start_ns", "cpu_end_ns", "n_ops", "warmup", "outlier"]
+                "end_ns", "cpu_start_ns", "cpu_end_ns", "outside_ns", "n_ops", "warmup", "outlier"]
 
 
 @dataclass
@@ -61,7 +61,9 @@ class Steps:
            kind_against ("source=kind" of those that did not), tokens (-1 unknown), layers (-1
            unknown), start_ns / end_ns
            (GPU window: first op start to last op end), cpu_start_ns / cpu_end_ns (the source's
-           window), n_ops, warmup, outlier.
+           window), outside_ns (the span outside what the step's range holds, when ranges were
+           widened to the iteration: table.outside_ranges; -1 when steps are not from ranges),
+           n_ops, warmup, outlier.
     ops:   the GPU-op table (gpuops.gpu_ops: kernels, memops, whole-graph executions) with `step`,
            the row in `table` of each op (-1 = outside steps); a new frame, the input is unchanged.
     evidence: the source used: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' |

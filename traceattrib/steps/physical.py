@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..intervals import pack_keys
 from ..model import Trace
 from .arrays import name_in, name_matches
 from .inputs import Context
@@ -200,22 +201,22 @@ def cpu_op_steps(cpu: pd.DataFrame, launches: pd.DataFrame, ops: pd.DataFrame, s
     lstep = np.full(len(launches), -1, np.int64)
     lstep[row[has]] = step[has]
     li = np.flatnonzero(lstep >= 0)
-    lk = pd.DataFrame({"pid": launches["pid"].to_numpy()[li], "tid": launches["tid"].to_numpy()[li]})
-    ck = pd.DataFrame({"pid": cpu["pid"].to_numpy(), "tid": cpu["tid"].to_numpy()})
-    grp, uniq = pd.factorize(pd.MultiIndex.from_frame(lk))
-    cgrp = pd.MultiIndex.from_frame(ck)
-    cg = uniq.get_indexer(cgrp) if len(uniq) else np.full(len(cpu), -1)
-    t0 = min(int(launches["start_ns"].min()), int(cpu["start_ns"].min()))
-    span = max(int(launches["start_ns"].max()), int(cpu["end_ns"].max())) - t0 + 1
-    lkey = grp.astype(np.int64) * span + (launches["start_ns"].to_numpy(np.int64)[li] - t0)
+    lt, ct = pack_keys([launches[c].to_numpy(np.int64)[li] for c in ("pid", "tid")],
+                       [cpu[c].to_numpy(np.int64) for c in ("pid", "tid")])
+    # dense thread codes first: the thread and time key then fits in 63 bits, which keeps it ordered
+    thread = pd.factorize(np.r_[lt, ct])[0].astype(np.int64)
+    lkey, ckey = pack_keys([thread[:li.size], launches["start_ns"].to_numpy(np.int64)[li]],
+                           [thread[li.size:], cpu["start_ns"].to_numpy(np.int64)])
     order = np.argsort(lkey, kind="stable")
-    lkey, lsel = lkey[order], li[order]
-    cs, ce = cpu["start_ns"].to_numpy(np.int64) - t0, cpu["end_ns"].to_numpy(np.int64) - t0
-    j = np.searchsorted(lkey, cg.astype(np.int64) * span + cs, side="left")
-    inside = (cg >= 0) & (j < lkey.size)
-    jj = np.minimum(j, max(lkey.size - 1, 0))
-    inside &= lkey[jj] < cg.astype(np.int64) * span + np.maximum(ce, cs + 1)
-    out[inside] = lstep[lsel[jj[inside]]]
+    lkey, li = lkey[order], li[order]
+    # the first launch on the op's thread at or after its start, if it starts before the op ends
+    r = li[np.minimum(np.searchsorted(lkey, ckey, side="left"), li.size - 1)]
+    cs, ce = cpu["start_ns"].to_numpy(np.int64), cpu["end_ns"].to_numpy(np.int64)
+    ls = launches["start_ns"].to_numpy(np.int64)[r]
+    inside = ((launches["pid"].to_numpy(np.int64)[r] == cpu["pid"].to_numpy(np.int64))
+              & (launches["tid"].to_numpy(np.int64)[r] == cpu["tid"].to_numpy(np.int64))
+              & (ls >= cs) & (ls < np.maximum(ce, cs + 1)))
+    out[inside] = lstep[r[inside]]
     return out
 
 
@@ -263,13 +264,8 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     if not ok.any():
         return out
     rows, src, code = rows[ok], src[ok], code[ok]
-    s = step[rows]
-    key = s.astype(np.int64) * (int(code.max()) + 1) + code
-    pair, uniq = pd.factorize(key, sort=True)
-    sums = np.bincount(pair, weights=_blocks(trace.kernels, src).astype(np.float64), minlength=uniq.size)
-    mean = sums / np.bincount(pair, minlength=uniq.size)
-    ps, pc = uniq // (int(code.max()) + 1), uniq % (int(code.max()) + 1)
-    df = pd.DataFrame({"s": ps, "c": pc, "m": mean})
+    df = (pd.DataFrame({"s": step[rows], "c": code, "b": _blocks(trace.kernels, src).astype(np.float64)})
+          .groupby(["s", "c"], sort=False)["b"].mean().rename("m").reset_index())
     g = df.groupby("c")["m"]
     med, lo, hi, n = g.transform("median"), g.transform("min"), g.transform("max"), g.transform("size")
     varies = (n >= 2) & (hi > lo)
