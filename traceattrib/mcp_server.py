@@ -110,7 +110,7 @@ class LayersResult(About):
     """Inside a kind's steps: per layer (index, type, time and time per bucket, median per step),
     per module summed over the layers (time, count, share of the span, bound if removed), the
     layers well above the median layer of their kind, and how layers and modules were found
-    (`layer_evidence.source`: nvtx, names or position; `names_known` false: modules are named by
+    (`layer_evidence.source`: nvtx, names, shapes or position; `names_known` false: modules are named by
     their place in the layer). Empty lists when the steps show no repeating layers."""
 
     kind: str
