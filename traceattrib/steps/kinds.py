@@ -140,8 +140,9 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
     kind, evidence, against = _decide(votes, n)
     if ctx.training and (kind == "unknown").any():
         notes.append(note("steps.training"))
-    inferred = pd.Series(evidence[(kind != "unknown")]).map(lambda e: e.split(", ")[0])
-    inferred = inferred[~inferred.str.startswith("name")].value_counts()
+    # kinds the step names did not say (a name that agreed makes the kind named, whatever decided)
+    named = np.array(["name" in e.split(", ") for e in evidence], dtype=bool)
+    inferred = pd.Series(evidence[(kind != "unknown") & ~named]).map(lambda e: e.split(", ")[0]).value_counts()
     if len(inferred):
         notes.append(note("steps.kinds_inferred", *inferred.index, counts=tuple(inferred.to_numpy())))
     disputed = against != ""
