@@ -326,3 +326,18 @@ def test_launch_grid_scale_moves_with_the_step_grids(bits, index):
     assert s1[index] == pytest.approx(s0[index] + bits)
     decodes = (np.arange(len(s0)) != index) & (np.arange(len(s0)) > 0)
     assert np.allclose(s1[decodes], s0[decodes])
+
+
+def test_engine_counts_of_both_kinds_make_a_mixed_step():
+    """vLLM names a chunked-prefill batch by its counts (context and generation requests in one
+    forward): the first step of a real trace renamed so is mixed, decided by the name; the GPU's
+    evidence (a prefill's tokens) does not contradict a batch that holds both."""
+    t = load("serve_piecewise_torch")
+    r = t.ranges.copy()
+    names = r["name"].astype(str).to_numpy().astype(object)
+    names[names == "execute_context_4(512)_generation_0(0)"] = "execute_context_1(509)_generation_3(3)"
+    r["name"] = pd.Categorical(names)
+    st = analyze(dataclasses.replace(t, ranges=r)).steps
+    assert list(st["kind"]) == ["mixed"] + ["decode"] * 10
+    assert st["kind_evidence"].iloc[0].split(", ")[0] == "name" and st["kind_against"].iloc[0] == ""
+    assert st["tokens"].iloc[0] == 512
