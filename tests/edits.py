@@ -88,6 +88,20 @@ def without_shapes(t: Trace) -> Trace:
     return dataclasses.replace(t, cpu_ops=c)
 
 
+def gemm_shapes_only(t: Trace) -> Trace:
+    """Shapes on the GEMM ops only: what vLLM V1 shows (it flattens the batch into one row of
+    tokens, so its embedding ids are 1-D and its attention is a custom op no layout reads)."""
+    from traceattrib.steps.physical import GEMM_OPS
+
+    c = t.cpu_ops.copy()
+    keep = c["name"].astype(str).isin(list(GEMM_OPS)).to_numpy()
+    for col in ("input_dims", "input_types"):
+        v = c[col].astype(str).to_numpy().astype(object)
+        v[~keep] = ""
+        c[col] = pd.Categorical(v)
+    return dataclasses.replace(t, cpu_ops=c)
+
+
 def without_names(t: Trace) -> Trace:
     """No annotation ranges and no Python frames: what a production engine's kernel trace holds."""
     c = t.cpu_ops

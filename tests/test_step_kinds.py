@@ -175,10 +175,13 @@ def test_paged_decode_kernel_in_the_prefill_step_does_not_make_it_a_decode():
 
 def _iteration_window(rep, i: int) -> tuple[int, int]:
     """[start, end) of step i's whole iteration: from its start to the next step's (the logits and
-    sampling after the forward included), what a capture of that iteration alone holds."""
+    sampling after the forward included) or to its last GPU op's end when that comes later (the
+    host opens the next step while the GPU finishes this one): what a capture of that iteration
+    alone holds."""
     s = rep.steps
     start = np.minimum(s["start_ns"].to_numpy(), s["cpu_start_ns"].to_numpy())
-    return int(start[i]), int(start[i + 1]) if i + 1 < len(s) else int(s["end_ns"].iloc[i]) + 1
+    end = int(s["end_ns"].iloc[i]) + 1
+    return int(start[i]), max(int(start[i + 1]), end) if i + 1 < len(s) else end
 
 
 @pytest.mark.parametrize("name,index,kind,source", [
@@ -199,6 +202,23 @@ def test_a_capture_of_one_forward_gets_its_kind(name, index, kind, source):
     assert len(st) == 1
     assert st["kind"].iloc[0] == kind
     assert st["kind_evidence"].iloc[0].split(", ")[0] == source
+
+
+@pytest.mark.parametrize("name,index,kind", [("llama_eager_torch", 0, "prefill"), ("hf_generate_torch", 0, "prefill"),
+                                             ("hf_generate_torch", 5, "unknown"), ("serve_piecewise_torch", 0, "prefill"),
+                                             ("serve_eager_noann_torch", 4, "unknown")])
+def test_one_forward_with_flattened_tokens_counts_sequences_by_the_lm_head(name, index, kind):
+    """vLLM V1's shapes count no sequences (1-D token ids, a custom attention op): the lm_head,
+    which multiplies one row per sequence (the last token of each), does. A capture of one
+    iteration with shapes on the GEMMs only: llama 256 tokens / 1 row, hf_generate 128 / 2, serve
+    512 / 4 are prefills. A lone decode (2 / 2; 4 / 4 eager) stays unknown: as many rows as tokens is
+    also what an engine that computes every token's logits shows."""
+    full = analyze(load(name))
+    t = edits.gemm_shapes_only(edits.without_names(load(name)))
+    st = analyze(edits.window(t, *_iteration_window(full, index))).steps
+    assert len(st) == 1 and st["kind"].iloc[0] == kind
+    assert st["kind_evidence"].iloc[0].split(", ")[0] == ("tokens per sequence" if kind == "prefill" else "")
+    assert st["tokens"].iloc[0] == full.steps["tokens"].iloc[index]
 
 
 def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():

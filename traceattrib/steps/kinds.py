@@ -9,7 +9,8 @@ deciding one first), `kind_against` the ones that said another kind. ORDER:
                        SGLang's forward mode, TensorRT-LLM's ctx/gen requests
   tokens per sequence  measured: query tokens per sequence of the attention ops (shapes), of the
                        embedding lookup, or tokens over the sequences whose last token is gathered
-                       for the logits (launch grids); 1 is decode, 16 or more a prefill
+                       for the logits (the lm_head GEMM's rows, or launch grids); 1 is decode, 16
+                       or more a prefill
   KV +1 per step       measured: the keys each query sees grew by one since the previous step
   tokens               a step with 4x the fewest tokens of the trace (and 16+) is a prefill, the
                        rest decode (tokens from the name, the GEMMs' rows, row kernels' grids)
@@ -199,14 +200,20 @@ def _by_name(f: _Facts, source: str) -> np.ndarray:
 
 def _by_tokens_per_sequence(f: _Facts) -> np.ndarray:
     """Query tokens per sequence: from the attention ops' (or the embedding's) shapes, else the
-    step's tokens over the rows of its last row-kernel launch when those are fewer (the last token
-    of each sequence, gathered for the logits). 1: decode; PREFILL_Q or more: prefill."""
+    step's tokens over the rows of its last GEMM (the lm_head) or of its last row-kernel launch
+    when those are fewer (the last token of each sequence, gathered for the logits). 1: decode;
+    PREFILL_Q or more: prefill."""
     p = f.phys
     # the attention ops' query length, unless the GEMMs' rows over the sequences say fewer: code
     # that packs a KV head's query heads as queries (FlashAttention's GQA decode trick, done in
     # Python) shows them as the query length
     per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1), np.inf)
     q = np.where(p.q_shapes > 0, np.minimum(p.q_shapes, per_seq), np.nan)
+    # the GEMMs' rows over the lm_head's (one row per sequence where the engine computes the
+    # logits of each sequence's last token only): vLLM flattens the batch, so neither its
+    # attention nor its embedding shapes count the sequences
+    lm = (p.last_gemm_rows > 0) & (p.tokens_shapes > p.last_gemm_rows)
+    q = np.where(q > 0, q, np.where(lm, p.tokens_shapes / np.maximum(p.last_gemm_rows, 1), np.nan))
     grid = (p.last_rows > 0) & (p.rows_grid > p.last_rows)
     q = np.where(q > 0, q, np.where(grid, p.rows_grid / np.maximum(p.last_rows, 1), np.nan))
     return _votes(q.size, (q == 1, "decode"), (q >= PREFILL_Q, "prefill"))

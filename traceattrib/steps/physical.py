@@ -27,7 +27,8 @@ GEMM_OPS = gemm_token_ops()
 class Physical(NamedTuple):
     """Per step (-1 / NaN: the trace does not say).
 
-    tokens_shapes: rows of the step's GEMMs (the most common count); q_shapes: query tokens per
+    tokens_shapes: rows of the step's GEMMs (the most common count); last_gemm_rows: rows of its
+    last GEMM (the logits of each sequence's last token, when fewer); q_shapes: query tokens per
     sequence of its attention ops (or its embedding lookup's [batch, len] ids); seqs_shapes: the
     sequences they hold; kv_shapes: the keys each query sees (the most common KV length);
     rows_grid: tokens from row kernels' grids (the most common row count); last_rows: rows of the
@@ -36,6 +37,7 @@ class Physical(NamedTuple):
     grids vary between steps; model: the step holds GEMM or attention kernels (a model forward)."""
 
     tokens_shapes: np.ndarray
+    last_gemm_rows: np.ndarray
     q_shapes: np.ndarray
     seqs_shapes: np.ndarray
     kv_shapes: np.ndarray
@@ -49,7 +51,8 @@ def measure(ctx: Context, step: np.ndarray, nsteps: int) -> Physical:
     """Every per-step measurement of this module. step: per op of ctx.ops, its step (-1 outside)."""
     q, seqs, kv = attention_shapes(ctx.trace, ctx.ops, step, nsteps)
     rows, last = grid_rows(ctx, step, nsteps)
-    return Physical(tokens_shapes=tokens_from_shapes(ctx.trace, ctx.ops, step, nsteps), q_shapes=q,
+    tokens, last_gemm = gemm_shapes(ctx.trace, ctx.ops, step, nsteps)
+    return Physical(tokens_shapes=tokens, last_gemm_rows=last_gemm, q_shapes=q,
                     seqs_shapes=seqs, kv_shapes=kv, rows_grid=rows, last_rows=last,
                     scale=grid_scale(ctx.trace, ctx.ops, step, nsteps), model=model_steps(ctx, step, nsteps))
 
@@ -101,32 +104,47 @@ def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps
     """Tokens per step: the most common row count (ties: the larger) of the GEMM ops whose kernels
     the step holds, each op counted once; -1 where no GEMM has shapes. step: per op, its step (-1
     outside)."""
+    return gemm_shapes(trace, ops, step, nsteps)[0]
+
+
+def gemm_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per step, from the rows of the GEMM ops whose kernels it holds (each op counted once): the
+    most common row count (tokens; ties: the larger) and the rows of its last GEMM (the lm_head:
+    engines that gather each sequence's last token before it multiply one row per sequence); -1
+    where no GEMM has shapes. step: per op, its step (-1 outside)."""
     out = np.full(nsteps, -1, np.int64)
+    none = (out, out.copy())
     k, c = trace.kernels, trace.cpu_ops
     if not len(k) or not len(c):
-        return out
+        return none
     shaped = ~name_in(c["input_dims"], [""])
     if not shaped.any():
-        return out
+        return none
     rows, src = _kernels(ops, step)
     if not rows.size:
-        return out
+        return none
     op_id = k["op_id"].to_numpy()[src]
     has = op_id >= 0
     if not has.any():
-        return out
+        return none
+    # op rows are in time order within a rank: each op's first kernel, and its place in that order
     inst = pd.DataFrame({"rank": k["rank"].to_numpy()[src][has], "ext_id": op_id[has],
-                         "step": step[rows][has]}).drop_duplicates(["rank", "ext_id"])
+                         "step": step[rows][has], "order": rows[has]}).drop_duplicates(["rank", "ext_id"])
     # only GEMM ops have rows (gemm_rows is -1 for the others, which are not counted)
     shapes = c.loc[shaped & name_in(c["name"], GEMM_OPS), ["rank", "ext_id", "name", "input_dims"]]
     inst = inst.merge(shapes, on=["rank", "ext_id"], how="inner")
     if not len(inst):
-        return out
+        return none
     pairs = inst[["name", "input_dims"]].astype(str)
     keys, uniq = pd.factorize(pairs["name"] + "\0" + pairs["input_dims"])
     m = np.array([gemm_rows(*u.split("\0", 1)) for u in uniq], np.int64)[keys]
     ok = m > 0
-    return _mode(inst["step"].to_numpy()[ok], m[ok], nsteps)
+    s, m, order = inst["step"].to_numpy()[ok], m[ok], inst["order"].to_numpy()[ok]
+    last = out.copy()
+    by_time = np.argsort(order, kind="stable")
+    u, first = np.unique(s[by_time][::-1], return_index=True)  # the first of each step in reverse: its last
+    last[u] = m[by_time][::-1][first]
+    return _mode(s, m, nsteps), last
 
 
 @lru_cache(maxsize=4096)
