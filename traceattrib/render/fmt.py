@@ -115,6 +115,13 @@ def past_ranges_text(p) -> str:
             f"forward), median {dur(p.median_outside_ns)} outside the ranges, at most {dur(p.max_outside_ns)}")
 
 
+def kind_from(r) -> str:
+    """What decided a step's kind (a step table row), and what said another: 'tokens (not: name=decode)'."""
+    first = str(r.get("kind_evidence", "") or "").split(", ")[0] or "-"
+    against = str(r.get("kind_against", "") or "")
+    return f"{first} (not: {against})" if against else first
+
+
 def sol_line(kind: str, d) -> str:
     """The speed-of-light sentence of one step kind (a report.SolSummary)."""
     if d is None or d.source == "unknown" or d.bytes_per_step is None:

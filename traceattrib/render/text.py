@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
+from .fmt import bound, dur, kind_from, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
 from .notes import texts
 
 WIDTH = 100
@@ -228,15 +228,8 @@ def step_table(rep: Report) -> list[str]:
         out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 15):<16}{r['kind']:<8}"
                    f"{_known(r.get('tokens', -1)):>6}{_known(r.get('layers', -1)):>4}"
                    f"{ms(r['span_ns']):>8}{ms(r['idle_ns']):>8}"
-                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags:<15}{_kind_from(r)}")
+                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags:<15}{kind_from(r)}")
     return out
-
-
-def _kind_from(r) -> str:
-    """The deciding source of a step's kind, and the sources against it: 'tokens (not: name=decode)'."""
-    first = str(r.get("kind_evidence", "") or "").split(", ")[0] or "-"
-    against = str(r.get("kind_against", "") or "")
-    return f"{first} (not: {against})" if against else first
 
 
 def _known(v) -> str:
