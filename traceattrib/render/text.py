@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, kind_from, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
+from .fmt import bound, dur, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
 from .notes import texts
 
 WIDTH = 100
@@ -220,16 +220,30 @@ def rank_table(rep: Report) -> list[str]:
 def step_table(rep: Report) -> list[str]:
     main = [b for b in MAIN_BUCKETS if b in rep.buckets]
     hdr = f"{'rank':>4} {'#':>4} {'name':<16}{'kind':<8}{'tok':>6}{'lay':>4}{'span':>8}{'idle':>8}" + \
-        "".join(f"{b[:6]:>8}" for b in main) + f"  {'flags':<15}kind from"
-    out = ["per step (ms; bucket columns are exposed time; tok = tokens, lay = layers; kind from = what decided",
-           "the kind, not: = what said another):", hdr]
+        "".join(f"{b[:6]:>8}" for b in main) + "  flags"
+    out = ["per step (ms; bucket columns are exposed time; tok = tokens, lay = layers):", hdr]
     for _, r in rep.steps.iterrows():
         flags = ",".join(f for f, on in (("warmup", r["warmup"]), ("outlier", r["outlier"])) if on)
         out.append(f"{r['rank']:>4} {r['index']:>4} {trunc(str(r['name']), 15):<16}{r['kind']:<8}"
                    f"{_known(r.get('tokens', -1)):>6}{_known(r.get('layers', -1)):>4}"
                    f"{ms(r['span_ns']):>8}{ms(r['idle_ns']):>8}"
-                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags:<15}{kind_from(r)}")
-    return out
+                   + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags}")
+    return out + _wrap(kinds_from_line(rep.steps), WIDTH, "  ")
+
+
+def kinds_from_line(steps) -> str:
+    """'kinds from: launch grid (24 steps), tokens per sequence (1); against: rank 0 step 3 name=decode'."""
+    if not len(steps) or "kind_evidence" not in steps.columns:
+        return "kinds from: -"
+    first = steps["kind_evidence"].astype(str).str.split(", ").str[0].replace("", "no evidence")
+    counts = first.value_counts(sort=False)
+    text = "kinds from: " + ", ".join(f"{src} ({n} step{'s' if n > 1 else ''})" for src, n in counts.items())
+    against = steps[steps["kind_against"].astype(str) != ""] if "kind_against" in steps.columns else steps.iloc[0:0]
+    if len(against):
+        shown = [f"rank {r['rank']} step {r['index']} {r['kind_against']}" for _, r in against.head(5).iterrows()]
+        more = f" and {len(against) - 5} more (--format json)" if len(against) > 5 else ""
+        text += "; against: " + "; ".join(shown) + more
+    return text
 
 
 def _known(v) -> str:

@@ -70,11 +70,26 @@ def sync_ends(launches: pd.DataFrame, sync: re.Pattern) -> pd.DataFrame:
     return s.sort_values(["rank", "pid", "end_ns"], ignore_index=True)
 
 
+TRAINING_WORDS = ("backward", "bwd", "wgrad", "dgrad", "autograd::engine")
+
+
 def is_training(trace: Trace) -> bool:
     """Backward kernels or autograd ops in the trace: a training step, not prefill or decode."""
-    words = ("backward", "bwd", "wgrad", "dgrad", "autograd::engine")
     for col in (trace.kernels["name"], trace.kernels["op"]):
         cats = col.cat.categories if hasattr(col, "cat") else pd.Index(col.unique())
-        if any(any(w in str(c).lower() for w in words) for c in cats):
+        if any(any(w in str(c).lower() for w in TRAINING_WORDS) for c in cats):
+            return True
+    return False
+
+
+def training_kernels(kernels: pd.DataFrame) -> bool:
+    """Backward kernels or autograd ops among these kernels (rows of trace.kernels: one rank's)."""
+    for col in (kernels["name"], kernels["op"]):
+        if hasattr(col, "cat"):  # the names these rows use, not every name of the trace
+            codes = col.cat.codes.to_numpy()
+            used = col.cat.categories[np.unique(codes[codes >= 0])]
+        else:
+            used = pd.Index(col.unique())
+        if any(any(w in str(c).lower() for w in TRAINING_WORDS) for c in used):
             return True
     return False

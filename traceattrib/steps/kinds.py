@@ -31,6 +31,7 @@ kernels (a model's forward). Training traces keep what their names say.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -38,7 +39,7 @@ import pandas as pd
 
 from ..notes import Note, note
 from .arrays import pair_counts
-from .inputs import Context
+from .inputs import Context, training_kernels
 from .names import name_evidence
 from .physical import GEMM_OPS, Physical, gemm_rows, measure, tokens_from_shapes
 
@@ -68,16 +69,19 @@ def describe(table: pd.DataFrame, step: np.ndarray, ctx: Context) -> tuple[dict[
     span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
     kind, evidence, against, notes = infer_kinds(names, tokens, phys, span, step, ctx, table["rank"].to_numpy())
     return {"kind": kind, "kind_evidence": evidence, "kind_against": against, "tokens": tokens, "layers": layers,
-            "work": _work(tokens, phys.scale)}, notes
+            "work": _work(tokens, phys.scale, table["rank"].to_numpy())}, notes
 
 
-def _work(tokens: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """log2 of each step's size against the typical step's: tokens where every step's are known,
-    else the launch-grid scale."""
-    if tokens.size and (tokens > 0).all():
-        lt = np.log2(tokens.astype(np.float64))
-        return lt - np.median(lt)
-    return scale
+def _work(tokens: np.ndarray, scale: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """log2 of each step's size against the typical step's of its rank: tokens where every step's
+    of the rank are known, else the launch-grid scale."""
+    out = scale.astype(np.float64, copy=True)
+    for r in np.unique(rank):
+        idx = np.flatnonzero(rank == r)
+        if (tokens[idx] > 0).all():
+            lt = np.log2(tokens[idx].astype(np.float64))
+            out[idx] = lt - np.median(lt)
+    return out
 
 
 # --- layers --------------------------------------------------------------------------------------
@@ -133,13 +137,17 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
     f = _Facts(names, tokens.astype(np.int64, copy=False), phys, span, rank, step, kern, ctx)
     notes: list[Note] = []
     votes = {"name (counts)": _by_name(f, "counts"), "name (words)": _by_name(f, "words")}
-    if not ctx.training:
+    train = _training_steps(f)
+    if not train.all():
         votes.update({"tokens per sequence": _by_tokens_per_sequence(f), "KV +1 per step": _by_kv_growth(f),
-                      "tokens": _by_tokens(f), "launch grid": _by_launch_grids(f),
+                      "tokens": _each_rank(f, _by_tokens), "launch grid": _each_rank(f, _by_launch_grids),
                       "span and tokens": _by_span_and_tokens(f), "attention kernel": _by_attention(f),
-                      "graph replay": _by_graph_replays(f), "span": _by_spans(f)})
+                      "graph replay": _by_graph_replays(f), "span": _each_rank(f, _by_spans)})
+        for s, v in votes.items():
+            if not s.startswith("name"):
+                v[train] = ""  # a training iteration is neither prefill nor decode, whatever it looks like
     kind, evidence, against = _decide(votes, n)
-    if ctx.training and (kind == "unknown").any():
+    if (train & (kind == "unknown")).any():
         notes.append(note("steps.training"))
     # kinds the step names did not say (a name that agreed makes the kind named, whatever decided)
     named = np.array(["name" in e.split(", ") for e in evidence], dtype=bool)
@@ -152,6 +160,18 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
         srcs = sorted({a.split("=")[0] for x in against[disputed] for a in x.split(", ")}, key=labels.index)
         notes.append(note("steps.kinds_disputed", *srcs, counts=(int(disputed.sum()),)))
     return kind, evidence, against, notes
+
+
+def _training_steps(f: _Facts) -> np.ndarray:
+    """Per step: True where its rank ran a training program (backward kernels or autograd ops)."""
+    train = np.zeros(f.span.size, bool)
+    if not f.ctx.training:
+        return train
+    k = f.ctx.trace.kernels
+    krank = k["rank"].to_numpy()
+    for r in np.unique(f.rank):
+        train[f.rank == r] = training_kernels(k[krank == r])
+    return train
 
 
 def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,17 +248,28 @@ def _by_kv_growth(f: _Facts) -> np.ndarray:
     return _votes(kv.size, (same & (kv > 0) & (prev > 0) & (kv == prev + 1), "decode"))
 
 
-def _by_tokens(f: _Facts) -> np.ndarray:
+def _each_rank(f: _Facts, vote: Callable[[_Facts, np.ndarray], np.ndarray]) -> np.ndarray:
+    """A relative vote taken within each rank: a step is compared with its own rank's steps only,
+    so a rank file analysed alone votes as it does inside the whole trace. vote(f, idx): the votes
+    of the steps idx (one rank's)."""
+    out = _votes(f.span.size)
+    for r in np.unique(f.rank):
+        idx = np.flatnonzero(f.rank == r)
+        out[idx] = vote(f, idx)
+    return out
+
+
+def _by_tokens(f: _Facts, idx: np.ndarray) -> np.ndarray:
     """A clear split of the steps' tokens: steps with 4x the fewest (and PREFILL_Q or more) are
     prefills, the others decode; uniform small batches over several steps are decode."""
-    tok = f.tokens
-    known = (tok > 0) & f.phys.model
+    tok = f.tokens[idx]
+    known = (tok > 0) & f.phys.model[idx]
     if known.sum() < 2:
         return _votes(tok.size)
     tmin = tok[known].min()
     big = known & (tok >= 2 ** FACTOR * tmin) & (tok >= PREFILL_Q)
     if big.any() or (tmin <= 256 and known.sum() >= 3):
-        return _votes(tok.size, (known & ~big & _may_decode(f), "decode"), (big, "prefill"))
+        return _votes(tok.size, (known & ~big & _may_decode(f)[idx], "decode"), (big, "prefill"))
     return _votes(tok.size)
 
 
@@ -248,11 +279,11 @@ def _may_decode(f: _Facts) -> np.ndarray:
     return f.phys.model & (f.tokens <= MAX_DECODE)
 
 
-def _by_launch_grids(f: _Facts) -> np.ndarray:
+def _by_launch_grids(f: _Facts, idx: np.ndarray) -> np.ndarray:
     """The steps' launch-grid scales fall in two groups 4x apart: the upper are prefills, the lower
     decode (the same kernels over 4x the tokens launch 4x the blocks)."""
-    sc = f.phys.scale
-    ok = np.isfinite(sc) & f.phys.model
+    sc = f.phys.scale[idx]
+    ok = np.isfinite(sc) & f.phys.model[idx]
     if ok.sum() < 2:
         return _votes(sc.size)
     v = np.sort(sc[ok])
@@ -261,7 +292,7 @@ def _by_launch_grids(f: _Facts) -> np.ndarray:
     if gaps[j] < FACTOR:
         return _votes(sc.size)
     cut = (v[j] + v[j + 1]) / 2
-    return _votes(sc.size, (ok & (sc < cut) & _may_decode(f), "decode"), (ok & (sc > cut), "prefill"))
+    return _votes(sc.size, (ok & (sc < cut) & _may_decode(f)[idx], "decode"), (ok & (sc > cut), "prefill"))
 
 
 def _neighbour_median(x: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -287,9 +318,10 @@ def _by_span_and_tokens(f: _Facts) -> np.ndarray:
     n = f.span.size
     if n < 2:
         return _votes(n)
-    work = _work(f.tokens, f.phys.scale)
-    if np.isnan(work).all() and (f.tokens > 0).any():
-        work = np.where(f.tokens > 0, np.log2(np.maximum(f.tokens, 1).astype(np.float64)), np.nan)
+    work = _work(f.tokens, f.phys.scale, f.rank)
+    # a rank with no launch-grid scale and some tokens known compares those tokens
+    blind = pd.Series(np.isnan(work)).groupby(f.rank).transform("all").to_numpy()
+    work = np.where(blind & (f.tokens > 0), np.log2(np.maximum(f.tokens, 1).astype(np.float64)), work)
     ok = f.phys.model & np.isfinite(work)
     med_span = _neighbour_median(np.where(f.phys.model, f.span, np.nan), f.rank)
     med_work = _neighbour_median(np.where(ok, work, np.nan), f.rank)
@@ -305,17 +337,25 @@ def _by_attention(f: _Facts) -> np.ndarray:
     if not vocab.variants or att is None or not (f.kern & att).any():
         return _votes(n)
     cats = f.ctx.trace.kernels["name"].cat.categories
+    ops = f.ctx.ops
+    all_codes = ops["name_code"].to_numpy()
+    op_rank = ops["rank"].to_numpy()
+    is_kernel = (ops["kind"] == "kernel").to_numpy() & (all_codes >= 0)
     sel = f.kern & att
-    codes = f.ctx.ops["name_code"].to_numpy()[sel]
-    uc = np.unique(codes[codes >= 0])
-    names = [str(cats[c]) for c in uc]
-    every = [str(c) for c in cats]
-    hit = {"decode": set(), "prefill": set()}
-    for v in vocab.variants:
-        if not any(v.engine.search(x) for x in every):
-            continue  # the engine or library the rule knows did not run here
-        hit[v.kind] |= {int(c) for c, x in zip(uc, names) if v.kernel.search(x)}
-    has = {k: np.bincount(f.sid[sel][np.isin(codes, list(c))], minlength=n)[:n] > 0 for k, c in hit.items()}
+    codes, sel_rank = all_codes[sel], op_rank[sel]
+    has = {"decode": np.zeros(n, bool), "prefill": np.zeros(n, bool)}
+    for r in np.unique(sel_rank):
+        # the engine or library a rule knows must have run on this rank (any of its kernels)
+        every = [str(cats[c]) for c in np.unique(all_codes[is_kernel & (op_rank == r)])]
+        mine = sel_rank == r
+        uc = np.unique(codes[mine & (codes >= 0)])
+        names = [str(cats[c]) for c in uc]
+        for v in vocab.variants:
+            if not any(v.engine.search(x) for x in every):
+                continue
+            hit = [int(c) for c, x in zip(uc, names) if v.kernel.search(x)]
+            if hit:
+                has[v.kind] |= np.bincount(f.sid[sel][mine & np.isin(codes, hit)], minlength=n)[:n] > 0
     return _votes(n, (has["decode"], "decode"), (has["prefill"], "prefill"), (has["decode"] & has["prefill"], "mixed"))
 
 
@@ -330,23 +370,24 @@ def _by_graph_replays(f: _Facts) -> np.ndarray:
     graphed |= (ops["kind"] == "graph").to_numpy()
     inside = sid >= 0
     share = np.bincount(sid[inside & graphed], minlength=n)[:n] / np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
-    if (share >= 0.5).sum() < 2:
-        return _votes(n)
-    return _votes(n, (share >= 0.5, "decode"), (share < 0.05, "prefill"))
+    # within each rank: replays of the whole model on two steps or more
+    replayed = pd.Series(share >= 0.5).groupby(f.rank).transform("sum").to_numpy() >= 2
+    return _votes(n, (replayed & (share >= 0.5), "decode"), (replayed & (share < 0.05), "prefill"))
 
 
-def _by_spans(f: _Facts) -> np.ndarray:
+def _by_spans(f: _Facts, idx: np.ndarray) -> np.ndarray:
     """A few steps far longer than the rest are prefills (a kernel-only trace: a 400 ms prefill
     among 14 ms decodes)."""
-    ok = f.phys.model
-    n = f.span.size
+    ok = f.phys.model[idx]
+    n = idx.size
     if ok.sum() < 3:
         return _votes(n)
-    med = np.median(f.span[ok])
-    big = ok & (f.span > 4 * med)
+    span = f.span[idx]
+    med = np.median(span[ok])
+    big = ok & (span > 4 * med)
     rest = ok & ~big
     # the long ones are prefills only beside decodes: steps that may be decode (a few thousand
     # tokens each are something else)
-    if big.any() and big.sum() <= rest.sum() / 2 and (rest <= _may_decode(f)).all():
+    if big.any() and big.sum() <= rest.sum() / 2 and (rest <= _may_decode(f)[idx]).all():
         return _votes(n, (big, "prefill"), (rest, "decode"))
     return _votes(n)

@@ -271,10 +271,11 @@ def grid_rows(ctx: Context, step: np.ndarray, nsteps: int) -> tuple[np.ndarray, 
 
 
 def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> np.ndarray:
-    """Per step: log2 of its launch grids over the typical step's, for the same kernels: for every
-    kernel name whose mean blocks per launch differ between the steps that run it, log2 of the
-    step's mean over that name's median across steps; the step's median over those names. NaN
-    where the step runs no such kernel (kernels whose grid never changes say nothing of tokens)."""
+    """Per step: log2 of its launch grids over the typical step's of its rank, for the same
+    kernels: for every kernel name whose mean blocks per launch differ between the rank's steps
+    that run it, log2 of the step's mean over that name's median across them; the step's median
+    over those names. NaN where the step runs no such kernel (kernels whose grid never changes say
+    nothing of tokens)."""
     out = np.full(nsteps, np.nan)
     rows, src = _kernels(ops, step)
     code = ops["name_code"].to_numpy()[rows]
@@ -282,9 +283,11 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     if not ok.any():
         return out
     rows, src, code = rows[ok], src[ok], code[ok]
-    df = (pd.DataFrame({"s": step[rows], "c": code, "b": _blocks(trace.kernels, src).astype(np.float64)})
-          .groupby(["s", "c"], sort=False)["b"].mean().rename("m").reset_index())
-    g = df.groupby("c")["m"]
+    df = (pd.DataFrame({"r": ops["rank"].to_numpy()[rows], "s": step[rows], "c": code,
+                        "b": _blocks(trace.kernels, src).astype(np.float64)})
+          .groupby(["r", "s", "c"], sort=False)["b"].mean().rename("m").reset_index())
+    # against the same kernel's steps of the same rank (a rank file analysed alone says the same)
+    g = df.groupby(["r", "c"])["m"]
     med, lo, hi, n = g.transform("median"), g.transform("min"), g.transform("max"), g.transform("size")
     varies = (n >= 2) & (hi > lo)
     if not varies.any():
