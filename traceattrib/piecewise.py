@@ -135,8 +135,8 @@ def step_trace(store: Store, rank: int) -> tuple[Trace, bool, bool, tuple[int, s
     frame = np.array([str(c).startswith(inside_analysis.MODULE_PREFIX) for c in cats], bool)
     gemm = np.isin(np.asarray(cats, dtype=object), list(GEMM_OPS))
     blank = np.flatnonzero(dims == "")
-    keep_parts, pos_parts, shaped = [], [], False
-    for first, b in store.batches("cpu_ops", rank, columns=STEP_COLUMNS["cpu_ops"]):
+    keep_parts, shaped = [], False
+    for _, b in store.batches("cpu_ops", rank, columns=STEP_COLUMNS["cpu_ops"]):
         nc = b["name"].cat.codes.to_numpy()
         dc = b["input_dims"].cat.codes.to_numpy()
         has_dims = (dc >= 0) & ~np.isin(dc, blank)
@@ -148,7 +148,6 @@ def step_trace(store: Store, rank: int) -> tuple[Trace, bool, bool, tuple[int, s
             keep_parts.append(b[m])
     tabs["cpu_ops"] = pd.concat(keep_parts, ignore_index=True) if keep_parts else \
         store.rows("cpu_ops", rank, np.zeros(0, np.int64), STEP_COLUMNS["cpu_ops"])
-    del pos_parts
     has_launches = store.count("launches", rank) > 0
     return Trace(**tabs, meta=dict(store.meta)), has_launches, shaped, tp, threads
 

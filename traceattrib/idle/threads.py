@@ -10,7 +10,6 @@ from ..intervals import pack_keys
 from .codes import CPU, OSRT, PY, SAMPLE
 from .rules import IdleRules
 
-
 ALL_STEPS = "traceattrib_all_steps"  # key in a step table's attrs: the whole rank's step table
 
 

@@ -326,3 +326,185 @@ def _empty(table: str, cols: list[str]):
         t = types[c]
         arrays.append(pa.array([], pa.int32() if t in ("category", "int32") else pa.int64()))
     return pa.Table.from_arrays(arrays, names=cols)
+
+
+# --- writing a store from rows in any order, out of core -------------------------------------------
+
+PART_DIR = ".parts"
+SORT_MEMORY = "768MB"  # DuckDB's memory for sorting a table's parts (it spills beyond)
+
+
+class Writer:
+    """A store written from rows added in any order and in batches: each batch is kept as a
+    Parquet part (text columns as text, `_pos`: each row's place in the order the in-memory reader
+    holds them before sorting); `finish` sorts every table's parts per rank by (start_ns, end_ns,
+    _pos) with DuckDB, which spills to disk beyond SORT_MEMORY, and writes the rank files with
+    codes of the categories it is given. Memory: one batch, then DuckDB's."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self.parts = os.path.join(root, PART_DIR)
+        os.makedirs(self.parts, exist_ok=True)
+        self.n_parts: dict[str, int] = {}
+        self.rows: dict[str, int] = {}
+
+    def add(self, table: str, df: pd.DataFrame, pos: np.ndarray) -> None:
+        """Rows of `table` (some of the model's columns, categoricals or text for its text columns,
+        and any extra column finish's `derive` reads) with their read-order places `pos`."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not len(df):
+            return
+        d = os.path.join(self.parts, table)
+        os.makedirs(d, exist_ok=True)
+        cols = {}
+        for c in df.columns:
+            s = df[c]
+            if isinstance(s.dtype, pd.CategoricalDtype):
+                cols[c] = pa.array(np.asarray(s.astype(object), dtype=object), pa.string())
+            elif str(s.dtype) == "Int64":
+                cols[c] = pa.array(np.asarray(s.array._data, np.int64), mask=np.asarray(s.array._mask, bool))
+            elif s.dtype == object or str(s.dtype) in ("str", "string"):
+                cols[c] = pa.array(np.asarray(s, dtype=object), pa.string())
+            else:
+                cols[c] = pa.array(s.to_numpy())
+        cols["_pos"] = pa.array(np.asarray(pos, np.int64))
+        i = self.n_parts.get(table, 0)
+        pq.write_table(pa.table(cols), os.path.join(d, f"p{i:06d}.parquet"))
+        self.n_parts[table] = i + 1
+        self.rows[table] = self.rows.get(table, 0) + len(df)
+
+    def connect(self):
+        import duckdb
+
+        con = duckdb.connect()
+        tmp = os.path.join(self.parts, "duckdb.tmp")
+        os.makedirs(tmp, exist_ok=True)
+        con.execute(f"SET memory_limit='{SORT_MEMORY}'")
+        con.execute(f"SET temp_directory='{_sql_text(tmp)}'")
+        con.execute("SET threads=2")
+        return con
+
+    def source(self, table: str) -> str | None:
+        """The SQL source of a table's parts, None when it has none."""
+        if not self.n_parts.get(table):
+            return None
+        return f"read_parquet('{_sql_text(os.path.join(self.parts, table))}/*.parquet', union_by_name=true)"
+
+    def query(self, con, sql: str):
+        """A query's rows as one pyarrow table (small results only)."""
+        return con.execute(sql).fetch_arrow_table()
+
+    def finish(self, meta: dict, pids: list[int], cats: dict[str, dict[str, list[str]]],
+               derive=None, tables=None) -> None:
+        """Sort each table's parts into the store's rank files and write its meta. pids: the
+        processes that ran GPU work, in rank order (rank = index; other rows: rank -1); cats: per
+        table and categorical column, its categories (absent: [""], every row ""); derive(table,
+        rank, rows_before, arrow batch) -> {column: values} sets columns computed per batch."""
+        import shutil
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        layout: dict = {"version": VERSION, "row_group": ROW_GROUP, "tables": {}}
+        con = self.connect()
+        try:
+            for name in (tables or TABLES):
+                os.makedirs(os.path.join(self.root, name), exist_ok=True)
+                tcats = {c: list(cats.get(name, {}).get(c, [""])) for c in categorical_columns(name)}
+                for c, v in tcats.items():
+                    write_categories(self.root, name, c, v)
+                counts: dict[str, int] = {}
+                src = self.source(name)
+                if src is not None:
+                    plist = ", ".join(str(int(p)) for p in pids)
+                    for rank in list(range(len(pids))) + [-1]:
+                        if rank >= 0:
+                            cond = f"pid = {int(pids[rank])}"
+                        else:
+                            cond = f"pid NOT IN ({plist})" if pids else "true"
+                        sql = f"SELECT * FROM {src} WHERE {cond} ORDER BY start_ns, end_ns, _pos"
+                        reader = con.execute(sql).fetch_record_batch(ROW_GROUP)
+                        n = 0
+                        writer = None
+                        path = rank_file(self.root, name, rank)
+                        try:
+                            for batch in reader:
+                                if not batch.num_rows:
+                                    continue
+                                extra = derive(name, rank, n, batch) if derive else {}
+                                tab = _model_batch(name, batch, tcats, rank, extra)
+                                if writer is None:
+                                    writer = pq.ParquetWriter(path, tab.schema)
+                                writer.write_table(tab, row_group_size=ROW_GROUP)
+                                n += batch.num_rows
+                        finally:
+                            if writer is not None:
+                                writer.close()
+                        if n:
+                            counts[str(rank)] = n
+                layout["tables"][name] = counts
+        finally:
+            con.close()
+        shutil.rmtree(self.parts, ignore_errors=True)
+        write_meta(self.root, meta, layout)
+        del pa
+
+
+def _sql_text(s: str) -> str:
+    return s.replace("'", "''")
+
+
+def _model_batch(table: str, batch, cats: dict[str, list[str]], rank: int, extra: dict):
+    """One sorted batch of parts -> the rank file's columns: codes of `cats` for text columns, the
+    model's dtypes, missing columns filled as model.conform fills them, `rank`, and `extra`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..model import _MINUS_ONE
+
+    n = batch.num_rows
+    have = set(batch.schema.names)
+    arrays, names = [], []
+    for c, t in TABLES[table].items():
+        if c in extra:
+            v = extra[c]
+            a = v if isinstance(v, (pa.Array, pa.ChunkedArray)) else pa.array(v)
+            if t == "category" and not pa.types.is_integer(a.type):
+                a = _codes(a, cats[c])
+        elif c == "rank":
+            a = pa.array(np.full(n, rank, np.int32))
+        elif c in have:
+            col = batch.column(c)
+            if t == "category":
+                a = _codes(col, cats[c])
+            elif t == "Int64":
+                a = col.cast(pa.int64())
+            else:
+                a = col.cast(pa.from_numpy_dtype(np.dtype(t)))
+        elif t == "category":
+            a = pa.array(np.full(n, cats[c].index("") if "" in cats[c] else -1, np.int32))
+        elif t == "Int64":
+            a = pa.nulls(n, pa.int64())
+        elif c in _MINUS_ONE:
+            a = pa.array(np.full(n, -1, t))
+        else:
+            a = pa.array(np.zeros(n, t))
+        if t == "category":
+            a = a.cast(pa.int32())
+        arrays.append(a)
+        names.append(c)
+    del pc
+    return pa.Table.from_arrays(arrays, names=names)
+
+
+def _codes(col, cats: list[str]):
+    """Codes of text values among `cats` (int32; -1 for a missing value)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(col.type):
+        col = col.cast(pa.string())
+    idx = pc.index_in(col.cast(pa.string()), value_set=pa.array(cats, pa.string()))
+    return pc.fill_null(idx, -1).cast(pa.int32())
