@@ -35,6 +35,8 @@ from .errors import TraceError
 from .gpuops import gpu_ops
 from .idle.threads import ALL_STEPS
 from .ingest.pieces import Store
+from .layers.rules import MODULE_PREFIX
+from .layers.times import LAYER_COLUMNS
 from .model import TABLES, Trace, empty
 from .notes import Note
 from .notes import merge as merge_notes
@@ -99,9 +101,11 @@ class Found:
 
 def analyze_rank(store: Store, rank: int, steps_regex: str | None = None, rules: classify.Rules | None = None,
                  layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
-                 window_ops: int = WINDOW_OPS) -> RankResult:
-    """analysis.analyze_rank of rank `rank` of the store, in pieces (see the module docstring)."""
+                 window_ops: int | None = None) -> RankResult:
+    """analysis.analyze_rank of rank `rank` of the store, in pieces (see the module docstring);
+    window_ops: GPU ops per window (default WINDOW_OPS)."""
     rules = rules if rules is not None else classify.load_rules()
+    window_ops = window_ops if window_ops is not None else WINDOW_OPS
     found = find(store, rank, steps_regex, rules, layers, window_ops)
     if isinstance(found, RankResult):  # --steps matched none of this rank's ranges
         return found
@@ -132,7 +136,7 @@ def step_trace(store: Store, rank: int) -> tuple[Trace, bool, bool, tuple[int, s
     kinds = store.categories("cpu_ops", "kind")
     dims = store.categories("cpu_ops", "input_dims")
     py = np.flatnonzero(kinds == "python_function")
-    frame = np.array([str(c).startswith(inside_analysis.MODULE_PREFIX) for c in cats], bool)
+    frame = np.array([str(c).startswith(MODULE_PREFIX) for c in cats], bool)
     gemm = np.isin(np.asarray(cats, dtype=object), list(GEMM_OPS))
     blank = np.flatnonzero(dims == "")
     keep_parts, shaped = [], False
@@ -488,9 +492,9 @@ def _inside(parts: list[inside_analysis.Times], f: Found) -> inside_analysis.Tim
     if t is None:
         return None
     lay = t.layers
-    cols = [c for c in inside_analysis.LAYER_COLUMNS] + [f"{b}_ns" for b in attribute.ALL_BUCKETS
+    cols = [c for c in LAYER_COLUMNS] + [f"{b}_ns" for b in attribute.ALL_BUCKETS
                                                          if f"{b}_ns" in lay.columns]
-    lay = lay.assign(**{c: lay[c].fillna(0).astype(np.int64) for c in cols[len(inside_analysis.LAYER_COLUMNS):]})
+    lay = lay.assign(**{c: lay[c].fillna(0).astype(np.int64) for c in cols[len(LAYER_COLUMNS):]})
     return dataclasses.replace(t, layers=lay[cols], types=list(f.types))
 
 
