@@ -730,6 +730,13 @@ def _first_line(e: BaseException) -> str:
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
+def _cache_failures() -> list[str]:
+    """The one warning of a cache write that failed in this process (full disk, read-only)."""
+    from .store import take_failures
+
+    return take_failures()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (see the module docstring)."""
     debug = bool(os.environ.get("TRACEATTRIB_DEBUG"))
@@ -737,13 +744,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False, obj=warnings)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return rv if isinstance(rv, int) else EXIT_OK  # not standalone: click returns Exit codes
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("traceattrib: aborted", err=True)
         return 130
     except click.exceptions.Exit as e:  # the diff gate (1) or --help / --version (0)
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return e.exit_code
     except _NO_ARGS as e:  # `traceattrib` alone: the help, as click prints it
         click.echo(e.format_message(), err=True)

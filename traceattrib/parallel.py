@@ -207,6 +207,8 @@ def run_files(files: list[str], kwargs: dict, client: Any = None, progress: Prog
 
 def _on_cluster(client: Any, fn, files: list, kwargs: dict, progress: ProgressFn, star: bool = False) -> list:
     """fn(file, **kwargs) (star: fn(*file, **kwargs)) on the cluster, results in input order."""
+    from concurrent.futures import CancelledError
+
     from distributed import as_completed
 
     n = len(files)
@@ -226,9 +228,12 @@ def _on_cluster(client: Any, fn, files: list, kwargs: dict, progress: ProgressFn
             except TraceError:
                 raise
             except Exception as e:  # noqa: BLE001 - a worker lost (memory) or an error of ours, name the file
+                f = files[i][0] if star else files[i]
                 if type(e).__name__ == "KilledWorker":
-                    f = files[i][0] if star else files[i]
                     raise TraceError(f"{f}: the Dask worker processing it died (out of memory?)") from None
+                if isinstance(e, CancelledError):  # the workers that held its inputs (the rules) died
+                    raise TraceError(f"{f}: the Dask worker processing it died, and the workers holding its "
+                                     "inputs with it (out of memory?)") from None
                 raise
             fut.release()  # the result lives on here only
             progress(done / n, f"{done}/{n} rank files")

@@ -1,0 +1,121 @@
+"""The piecewise analysis (traceattrib.piecewise over an ingest.pieces store) gives what the in-memory
+analysis gives, on real traces that fit both: per rank every table of the RankResult (steps with
+attribution, speed of light and idle causes, collectives, collective instances, kernel totals,
+idle labels, the shown steps' ops, layer times) and the notes; per file the report in every format.
+Windows are made small (one step each), so every step's CPU side, every gap and every collective
+meets a window edge."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from traceattrib import analysis, parallel, piecewise
+from traceattrib.cli import render_report
+from traceattrib.ingest import read
+from traceattrib.ingest.pieces import Store, write_trace
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared
+
+INPUTS = ["idle_causes_nsys.sqlite", "idle_causes_sampled_nsys.sqlite", "tp2_eager_nsys.sqlite",
+          "layers_eager_nsys_nvtx.sqlite", "serve_piecewise_nsys.sqlite", "llama_graph_nsys_node.sqlite",
+          "llama_graph_nsys.sqlite", "idle_causes_torch.pt.trace.json.gz", "layers_eager_torch_stack.pt.trace.json.gz",
+          "moe_graph_torch.pt.trace.json.gz", "hybrid_eager_torch_stack.pt.trace.json.gz"]
+SHARED_INPUTS = [NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite",
+                 PUBLIC / "hta_a100_2rank_nccl_args.json.gz"]
+
+
+def same_frame(got: pd.DataFrame, want: pd.DataFrame, what: str) -> None:
+    got, want = got.reset_index(drop=True), want.reset_index(drop=True)
+    assert list(got.columns) == list(want.columns), what
+    pd.testing.assert_frame_equal(got, want, check_dtype=len(want) > 0, check_categorical=False, obj=what)
+
+
+def same_result(got: analysis.RankResult, want: analysis.RankResult) -> None:
+    assert (got.rank, got.evidence, got.why, got.buckets, got.has_launches) == \
+        (want.rank, want.evidence, want.why, want.buckets, want.has_launches)
+    for f in ("steps", "collectives", "instances", "kernel_totals", "idle_labels", "shown", "detail"):
+        same_frame(getattr(got, f), getattr(want, f), f)
+    assert (got.inside is None) == (want.inside is None)
+    if want.inside is not None:
+        for f in ("layers", "modules", "steps", "sources"):
+            same_frame(getattr(got.inside, f), getattr(want.inside, f), f"inside.{f}")
+        assert got.inside.types == want.inside.types
+    assert got.notes == want.notes
+
+
+def rank_results(path: str, tmp_path, window_ops: int):
+    trace = read(path)
+    store_dir = tmp_path / "store"
+    write_trace(trace, str(store_dir))
+    st = Store(str(store_dir))
+    for sub, _ in analysis.split_ranks(trace):
+        want = analysis.analyze_rank(sub)
+        found = piecewise.find(st, want.rank, None, piecewise.classify.load_rules(), None, window_ops)
+        yield want, piecewise.analyze_rank(st, want.rank, window_ops=window_ops), found
+
+
+def check_file(path: str, tmp_path) -> None:
+    windows = 0
+    for want, got, found in rank_results(path, tmp_path, window_ops=1):
+        same_result(got, want)
+        assert len(found.windows) == len(want.steps)  # one step per window
+        windows += len(found.windows)
+    assert windows > 1
+
+
+@pytest.mark.parametrize("name", INPUTS)
+def test_rank_results_equal_window_by_window(name, tmp_path):
+    check_file(str(FIXTURES / name), tmp_path)
+
+
+@needs_shared
+@pytest.mark.parametrize("path", SHARED_INPUTS, ids=lambda p: p.name)
+def test_rank_results_equal_on_public_traces(path, tmp_path):
+    check_file(str(path), tmp_path)
+
+
+def test_steps_reach_across_window_edges(tmp_path):
+    """The CPU side of a step (its launch calls, what idle causes read) starts inside the step
+    before it: in one-step windows that is in another window, and the results are still equal."""
+    crossing = 0
+    for want, got, found in rank_results(str(FIXTURES / "serve_piecewise_nsys.sqlite"), tmp_path, window_ops=1):
+        t = found.table.sort_values("start_ns")
+        crossing += int((t["cpu_start_ns"].to_numpy()[1:] < t["end_ns"].to_numpy()[:-1]).sum())
+        same_result(got, want)
+    assert crossing > 0
+
+
+def test_windows_of_many_steps_hold_whole_steps(tmp_path):
+    for want, got, found in rank_results(str(FIXTURES / "llama_graph_nsys_node.sqlite"), tmp_path,
+                                         window_ops=5000):
+        same_result(got, want)
+        assert 1 < len(found.windows) < len(want.steps)
+        steps = np.concatenate([w.steps for w in found.windows])
+        assert (steps == np.arange(len(want.steps))).all()  # each step in exactly one window, in order
+
+
+@pytest.mark.parametrize("name", ["tp2_eager_nsys.sqlite", "idle_causes_nsys.sqlite",
+                                  "layers_eager_torch_stack.pt.trace.json.gz", "tp2_eager_torch"])
+def test_report_with_pieces_is_the_same_report(name, monkeypatch):
+    """The command's path (parallel.analyze_path, pieces=True): the same text, Markdown, JSON and
+    CSV, collectives across ranks included."""
+    path = str(FIXTURES / name)
+    want = parallel.analyze_path(path, use_cache=False)
+    monkeypatch.setattr(piecewise, "WINDOW_OPS", 1)
+    got = parallel.analyze_path(path, use_cache=False, pieces=True)
+    for fmt in ("text", "md", "json", "csv"):
+        assert render_report(got, fmt, True) == render_report(want, fmt, True)
+    if name.startswith("tp2"):
+        assert len(got.comm.instances) and sorted(got.comm.instances["rank"].unique()) == [0, 1]
+
+
+def test_cli_pieces_flag(capsys, monkeypatch):
+    from traceattrib.cli import main
+
+    path = str(FIXTURES / "tp2_eager_nsys.sqlite")
+    assert main(["report", path, "--no-cache", "--format", "json"]) == 0
+    want = capsys.readouterr().out
+    monkeypatch.setattr(piecewise, "WINDOW_OPS", 1)
+    assert main(["report", path, "--no-cache", "--pieces", "--format", "json"]) == 0
+    assert capsys.readouterr().out == want
