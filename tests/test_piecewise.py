@@ -79,11 +79,11 @@ def test_steps_reach_across_window_edges(tmp_path):
     """The CPU side of a step (its launch calls, what idle causes read) starts inside the step
     before it: in one-step windows that is in another window, and the results are still equal."""
     crossing = 0
-    for want, got, found in rank_results(str(FIXTURES / "serve_piecewise_nsys.sqlite"), tmp_path, window_ops=1):
+    for want, got, found in rank_results(str(FIXTURES / "llama_graph_nsys_node.sqlite"), tmp_path, window_ops=1):
         t = found.table.sort_values("start_ns")
         crossing += int((t["cpu_start_ns"].to_numpy()[1:] < t["end_ns"].to_numpy()[:-1]).sum())
         same_result(got, want)
-    assert crossing > 0
+    assert crossing >= 20  # 23 of its 25 steps: graph replays queued while the GPU runs the step before
 
 
 def test_windows_of_many_steps_hold_whole_steps(tmp_path):
