@@ -286,9 +286,10 @@ def cli() -> None:
               help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
-@click.option("--pieces", is_flag=True,
-              help="Analyze each rank window by window from an on-disk copy of its tables (in TMPDIR): the same "
-                   "report with the analysis holding one window of steps at a time, for traces near memory's size.")
+# hidden until it lowers the peak: the same report, but the trace is still loaded whole first and
+# step finding (pass 1) reads all of a rank's GPU ops, so its peak memory is the in-memory path's
+@click.option("--pieces", is_flag=True, hidden=True,
+              help="Analyze each rank window by window from an on-disk copy of its tables (in TMPDIR).")
 @with_cache
 @with_cluster
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
