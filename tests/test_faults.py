@@ -199,7 +199,7 @@ def kill_a_busy_worker(client, times: int, stop: threading.Event, killed: list) 
                 continue
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
-            time.sleep(1.0)  # the nanny restarts it
+            time.sleep(0.3)  # the nanny restarts it
         time.sleep(0.01)
 
 
