@@ -44,15 +44,15 @@ def same_result(got: analysis.RankResult, want: analysis.RankResult) -> None:
     assert got.notes == want.notes
 
 
-def rank_results(path: str, tmp_path, window_ops: int):
+def rank_results(path: str, tmp_path, window_ops: int, sol_options=None):
     trace = read(path)
     store_dir = tmp_path / "store"
     write_trace(trace, str(store_dir))
     st = Store(str(store_dir))
     for sub, _ in analysis.split_ranks(trace):
-        want = analysis.analyze_rank(sub)
-        found = piecewise.find(st, want.rank, None, piecewise.classify.load_rules(), None, window_ops)
-        yield want, piecewise.analyze_rank(st, want.rank, window_ops=window_ops), found
+        want = analysis.analyze_rank(sub, sol_options=sol_options)
+        found = piecewise.find(st, want.rank, None, piecewise.classify.load_rules(), None, window_ops, sol_options)
+        yield want, piecewise.analyze_rank(st, want.rank, window_ops=window_ops, sol_options=sol_options), found
 
 
 def check_file(path: str, tmp_path) -> None:
@@ -73,6 +73,40 @@ def test_rank_results_equal_window_by_window(name, tmp_path):
 @pytest.mark.parametrize("path", SHARED_INPUTS, ids=lambda p: p.name)
 def test_rank_results_equal_on_public_traces(path, tmp_path):
     check_file(str(path), tmp_path)
+
+
+def without_frames(name: str, tmp_path) -> str:
+    """A torch fixture as record_shapes without with_stack writes it (no Python frames): layers/
+    names its GEMMs by their shapes against --model's config."""
+    import gzip
+    import json
+
+    doc = json.loads(gzip.decompress((FIXTURES / name).read_bytes()))
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "python_function"]
+    out = tmp_path / name
+    out.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    return str(out)
+
+
+@pytest.mark.parametrize("name, config, frames", [
+    ("layers_eager_torch_stack.pt.trace.json.gz", "layers_dense", False),
+    ("moe_graph_torch.pt.trace.json.gz", "layers_moe", False),
+    ("layers_eager_torch_stack.pt.trace.json.gz", "layers_dense", True),
+    ("llama_graph_nsys_node.sqlite", "layers_dense", True)])
+def test_rank_results_equal_with_a_model_config(name, config, frames, tmp_path):
+    """--model: the speed-of-light floor from the config (each step's place among its rank's) and
+    the GEMMs named by their shapes."""
+    from traceattrib import sol
+
+    opts = sol.Options(model=str(FIXTURES / f"{config}.config.json"))
+    path = str(FIXTURES / name) if frames else without_frames(name, tmp_path)
+    n = 0
+    for want, got, _ in rank_results(path, tmp_path, 1, opts):
+        same_result(got, want)
+        n += len(want.steps)
+        if not frames:
+            assert want.inside is not None and (want.inside.sources["source"] == "shapes").any()
+    assert n > 1
 
 
 def test_steps_reach_across_window_edges(tmp_path):

@@ -106,7 +106,7 @@ def analyze_rank(store: Store, rank: int, steps_regex: str | None = None, rules:
     window_ops: GPU ops per window (default WINDOW_OPS)."""
     rules = rules if rules is not None else classify.load_rules()
     window_ops = window_ops if window_ops is not None else WINDOW_OPS
-    found = find(store, rank, steps_regex, rules, layers, window_ops)
+    found = find(store, rank, steps_regex, rules, layers, window_ops, sol_options)
     if isinstance(found, RankResult):  # --steps matched none of this rank's ranges
         return found
     shown = timeline.shown_rows(found.table.assign(span_ns=found.table["end_ns"] - found.table["start_ns"]))
@@ -116,11 +116,13 @@ def analyze_rank(store: Store, rank: int, steps_regex: str | None = None, rules:
 
 # --- pass 1: the steps --------------------------------------------------------------------------
 
-def step_trace(store: Store, rank: int) -> tuple[Trace, bool, bool, tuple[int, str], pd.DataFrame]:
+def step_trace(store: Store, rank: int, all_cpu_ops: bool = False
+               ) -> tuple[Trace, bool, bool, tuple[int, str], pd.DataFrame]:
     """The rank's tables as step finding reads them (STEP_COLUMNS; launches and CPU ops only the
-    rows it reads), whether the rank has launch calls, whether any CPU op has shapes, the
-    tensor-parallel size of the whole rank (sol.tensor_parallel), and its calling threads' first
-    and last call (_launch_rows)."""
+    rows it reads; all_cpu_ops: every CPU op, with every column, as the GEMM shapes of layers/
+    read them), whether the rank has launch calls, whether any CPU op has shapes, the
+    tensor-parallel size of the whole rank (sol.tensor_parallel; also in the trace's meta), and
+    its calling threads' first and last call (_launch_rows)."""
     from .sol.model import tensor_parallel
     from .steps.kinds import GEMM_OPS
     from .steps.vocab import default_vocab
@@ -152,8 +154,10 @@ def step_trace(store: Store, rank: int) -> tuple[Trace, bool, bool, tuple[int, s
             keep_parts.append(b[m])
     tabs["cpu_ops"] = pd.concat(keep_parts, ignore_index=True) if keep_parts else \
         store.rows("cpu_ops", rank, np.zeros(0, np.int64), STEP_COLUMNS["cpu_ops"])
+    if all_cpu_ops:
+        tabs["cpu_ops"] = store.rows("cpu_ops", rank)
     has_launches = store.count("launches", rank) > 0
-    return Trace(**tabs, meta=dict(store.meta)), has_launches, shaped, tp, threads
+    return Trace(**tabs, meta=dict(store.meta, tensor_parallel=list(tp))), has_launches, shaped, tp, threads
 
 
 def _launch_rows(store: Store, rank: int, tabs: dict[str, pd.DataFrame], vocab) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -209,9 +213,11 @@ def _launch_rows(store: Store, rank: int, tabs: dict[str, pd.DataFrame], vocab) 
 
 
 def find(store: Store, rank: int, steps_regex: str | None, rules: classify.Rules, layers: int | None,
-         window_ops: int) -> Found | RankResult:
+         window_ops: int, sol_options: sol.Options | None = None) -> Found | RankResult:
     """Pass 1: the rank's steps and its GPU ops' steps, layers and modules; its windows."""
-    trace, has_launches, shaped, tp, threads = step_trace(store, rank)
+    spec = sol_options.model_spec() if sol_options is not None else None
+    # with --model, layers/ names GEMMs by their shapes: it reads every CPU op (analysis._gemm_shapes)
+    trace, has_launches, shaped, tp, threads = step_trace(store, rank, all_cpu_ops=spec is not None)
     with beside(gpu_ops, trace, name="traceattrib-ops") as making:
         kc = classify.classify_kernels(trace.kernels, rules)
         mc = classify.classify_memops(trace.memops, rules)
@@ -224,8 +230,11 @@ def find(store: Store, rank: int, steps_regex: str | None, rules: classify.Rules
         raise
     del ops
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    kn, projections = analysis._gemm_shapes(trace, st, analysis._op_step(st, "kernel", len(trace.kernels)),
+                                            sol_options)
     asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, st.attention,
-                                 trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
+                                 trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn, projections)
+    del kn
     kind = st.ops["kind"].astype(str).to_numpy()
     src = st.ops["src"].to_numpy()
     op_step = st.ops["step"].to_numpy(np.int64)
@@ -533,4 +542,11 @@ def _window_notes(lists: list[list[Note]], steps: pd.DataFrame, f: Found, sol_op
                 out.append(n)
         return out
 
-    return merge_notes([whole(x) for x in lists]) if lists else []
+    merged = merge_notes([whole(x) for x in lists]) if lists else []
+    # each window says the attribution's notes, then speed of light's in step_columns' order: a
+    # window may say a later one without an earlier one
+    from .sol.columns import NOTE_ORDER
+
+    rank = {c: i for i, c in enumerate(NOTE_ORDER)}
+    sol_notes = sorted((n for n in merged if n.code in rank), key=lambda n: rank[n.code])
+    return [n for n in merged if n.code not in rank] + sol_notes
