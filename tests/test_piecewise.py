@@ -144,6 +144,29 @@ def test_report_with_pieces_is_the_same_report(name, monkeypatch):
         assert len(got.comm.instances) and sorted(got.comm.instances["rank"].unique()) == [0, 1]
 
 
+@pytest.mark.parametrize("name, opts", [
+    ("tp2_eager_nsys.sqlite", dict(what_if={"communication": 2.0}, layers=4)),
+    ("llama_eager_nsys.sqlite", dict(steps_regex="decode|prefill")),
+    ("llama_eager_nsys.sqlite", dict(steps_regex="no such range"))])
+def test_report_options_with_pieces(name, opts, monkeypatch):
+    """--what-if, --layers (expected collectives), --steps (matching, and matching nothing: the
+    same one error)."""
+    from traceattrib.errors import TraceError
+
+    path = str(FIXTURES / name)
+
+    def rendered(pieces: bool):
+        try:
+            rep = parallel.analyze_path(path, use_cache=False, pieces=pieces, **opts)
+        except TraceError as e:
+            return str(e)
+        return [render_report(rep, fmt, True) for fmt in ("text", "json")]
+
+    want = rendered(False)
+    monkeypatch.setattr(piecewise, "WINDOW_OPS", 1)
+    assert rendered(True) == want
+
+
 def test_cli_pieces_flag(capsys, monkeypatch):
     from traceattrib.cli import main
 
