@@ -176,3 +176,21 @@ def test_cli_pieces_flag(capsys, monkeypatch):
     monkeypatch.setattr(piecewise, "WINDOW_OPS", 1)
     assert main(["report", path, "--no-cache", "--pieces", "--format", "json"]) == 0
     assert capsys.readouterr().out == want
+
+
+@pytest.mark.parametrize("name", ["tp2_eager_nsys.sqlite"])
+def test_ranks_of_one_file_as_dask_tasks(name):
+    """--workers with --pieces on one multi-GPU export: each rank a task of its own, the same report."""
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    path = str(FIXTURES / name)
+    want = parallel.analyze_path(path, use_cache=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as lc, distributed.Client(lc) as client:
+        seen = []
+        got = parallel.analyze_path(path, use_cache=False, pieces=True, client=client,
+                                    progress=lambda f, what="": seen.append(what))
+    assert "2/2 rank files" in seen  # two tasks, one per rank
+    for fmt in ("text", "json"):
+        assert render_report(got, fmt, True) == render_report(want, fmt, True)

@@ -174,10 +174,13 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
                   layers=layers, sol_options=sol_options, model=model, n_files=len(files), shared=shared, pieces=pieces)
     if started is not None and client is None and not is_dir:
         kwargs["started"] = started
-    outs = run_files(files, kwargs, client, progress)
-    metas = [m for m, _ in outs]
     opts = dict(steps_regex=steps_regex, what_if=what_if, layers=layers, sol_options=sol_options, link=link,
                 what_if_links=what_if_links)
+    if pieces and client is not None and not is_dir:
+        meta, results = ranks_on_cluster(path, kwargs, client, progress)
+        return merge(results, meta, **opts)
+    outs = run_files(files, kwargs, client, progress)
+    metas = [m for m, _ in outs]
     if not is_dir:
         return merge(outs[0][1], metas[0], **opts)
     results = [r for _, rs in outs for r in rs]
@@ -188,6 +191,42 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
         if any(flag in m for m in metas):
             meta[flag] = all(m.get(flag) for m in metas)
     return merge(results, meta, **opts)
+
+
+def ranks_on_cluster(path: str, kwargs: dict, client: Any, progress: ProgressFn = noop) -> tuple[dict, list[RankResult]]:
+    """One trace file's ranks as separate tasks on the cluster: the file is read here (through the
+    cache) into a store of its tables split by rank (ingest.pieces) in TMPDIR, which the workers
+    must see at the same path (a local cluster does), and each worker analyzes one rank of it in
+    pieces (piecewise.analyze_rank), holding that rank's rows only. Its meta and the per-rank results."""
+    import shutil
+    import tempfile
+
+    from .analysis import _rank_of
+    from .ingest import pieces as store_pieces
+
+    t = cache.read_file(path, use_cache=kwargs["use_cache"], cache_dir=kwargs["cache_dir"], shared=kwargs["shared"])
+    meta = dict(t.meta)
+    root = tempfile.mkdtemp(prefix="traceattrib-pieces-")
+    try:
+        store_pieces.write_trace(t, root)
+        ranks = store_pieces.Store(root).ranks()
+        ranks = ranks if len(ranks) > 1 else [_rank_of(t)]
+        t = None
+        task_kwargs = {k: kwargs[k] for k in ("steps_regex", "rules", "layers", "sol_options", "model")}
+        results = _on_cluster(client, rank_task, [(root, r) for r in ranks], task_kwargs, progress, star=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return meta, results
+
+
+def rank_task(root: str, rank: int, steps_regex: str | None, rules: classify.Rules | None, layers: int | None,
+              sol_options: sol.Options | None, model: comm.Model | None) -> RankResult:
+    """One rank of a store (ranks_on_cluster), analyzed in pieces."""
+    from . import piecewise
+    from .ingest.pieces import Store as PieceStore
+
+    return piecewise.analyze_rank(PieceStore(root), rank, steps_regex, rules, layers=layers, sol_options=sol_options,
+                                  model=model)
 
 
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:
