@@ -101,6 +101,18 @@ GRAPH_COLUMNS: dict[str, str] = {
     "rank": "int32",
 }
 
+# steps the trace itself states, on the GPU timeline: traceattrib's own trace-event export writes
+# them (render/perfetto.py) and reads them back (ingest/exported.py); empty for profilers' traces
+GIVEN_STEP_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",       # the step's start (it may open before its first op)
+    "end_ns": "int64",         # its last op's end
+    "name": "category",
+    "kind": "category",        # prefill | decode | mixed | unknown
+    "tokens": "int64",         # -1 unknown
+    "index": "int64",          # its index on its rank
+    "rank": "int32",
+}
+
 TABLES: dict[str, dict[str, str]] = {
     "kernels": KERNEL_COLUMNS,
     "memops": MEMOP_COLUMNS,
@@ -108,11 +120,12 @@ TABLES: dict[str, dict[str, str]] = {
     "ranges": RANGE_COLUMNS,
     "graphs": GRAPH_COLUMNS,
     "cpu_ops": CPU_OP_COLUMNS,
+    "given_steps": GIVEN_STEP_COLUMNS,
 }
 
 
 # integer columns whose "unknown" is -1, not 0
-_MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size"}
+_MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size", "tokens"}
 
 
 def categorical_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
@@ -183,6 +196,7 @@ class Trace:
     graphs: pd.DataFrame
     cpu_ops: pd.DataFrame = field(default_factory=lambda: empty(CPU_OP_COLUMNS))
     meta: dict[str, Any] = field(default_factory=dict)
+    given_steps: pd.DataFrame = field(default_factory=lambda: empty(GIVEN_STEP_COLUMNS))
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: getattr(self, name) for name in TABLES}

@@ -1,7 +1,8 @@
 """Step sources that read CPU-side windows: the user's `--steps` regex, annotation ranges of
-every framework generation (rules/steps.toml), and Python frames of the model runner; and the
-whole trace as one step per rank when nothing else holds. Each is a pure function of the context
-that returns a Candidate (or None when the trace has no such evidence). Times int64 ns.
+every framework generation (rules/steps.toml), and Python frames of the model runner; the steps a
+trace states itself (traceattrib's own export); and the whole trace as one step per rank when
+nothing else holds. Each is a pure function of the context that returns a Candidate (or None when
+the trace has no such evidence). Times int64 ns.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..notes import note
+from ..report import KINDS
 from .arrays import name_in, name_matches
 from .candidate import WINDOW_COLUMNS, Candidate
 from .inputs import Context
@@ -72,6 +74,59 @@ def from_frames(ctx: Context) -> Candidate | None:
         .sort_values(["rank", "cpu_start_ns"], kind="stable", ignore_index=True)
     step, tab = assign(win, ctx.ops, ctx.syncs)
     return Candidate("python_frames", note("label.frames", tuple(names)), tab, step)
+
+
+GIVEN_COLUMNS = ["given_kind", "given_tokens"]  # what a given step says of itself, beside WINDOW_COLUMNS
+
+
+def from_given(ctx: Context) -> Candidate | None:
+    """The steps the trace states (model.GIVEN_STEP_COLUMNS: traceattrib's own export): each holds
+    the ops of its rank that run inside its span, [start_ns, end_ns], and starts where it says (its
+    window opens there, so the step table keeps a start before the first op). Where spans of one
+    rank overlap, an op goes to the latest-starting step that contains it. The table carries each
+    step's stated kind and tokens (GIVEN_COLUMNS) for `given_kinds`."""
+    g = ctx.trace.given_steps
+    if not len(g):
+        return None
+    g = g.sort_values(["rank", "index"], kind="stable", ignore_index=True)
+    ops = ctx.ops
+    step = np.full(len(ops), -1, np.int64)
+    orank = ops["rank"].to_numpy()
+    pid = np.zeros(len(g), np.int64)
+    s_all, e_all = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    for rank, rows in g.groupby("rank", sort=True).indices.items():
+        om = np.flatnonzero(orank == rank)
+        if om.size:
+            pid[rows] = int(ops["pid"].to_numpy()[om[0]])
+        order = rows[np.argsort(g["start_ns"].to_numpy(np.int64)[rows], kind="stable")]
+        gs, ge = g["start_ns"].to_numpy(np.int64)[order], g["end_ns"].to_numpy(np.int64)[order]
+        s, e = s_all[om], e_all[om]
+        k = np.searchsorted(gs, s, side="right") - 1  # the latest step starting at or before the op
+        for back in (0, 1):  # (with overlapping spans, the one before it may hold the op)
+            j = k - back
+            ok = (j >= 0) & (step[om] < 0)
+            ok &= (e <= ge[np.maximum(j, 0)]) & (s >= gs[np.maximum(j, 0)])
+            step[om[ok]] = order[j[ok]]
+    tab = pd.DataFrame({"rank": g["rank"].to_numpy(), "name": g["name"].astype(str).to_numpy(), "pid": pid,
+                        "cpu_start_ns": g["start_ns"].to_numpy(np.int64), "cpu_end_ns": g["end_ns"].to_numpy(np.int64),
+                        "gpu_side": False})
+    tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
+    tab["given_kind"] = g["kind"].astype(str).to_numpy()
+    tab["given_tokens"] = g["tokens"].to_numpy(np.int64)
+    source = str(ctx.trace.meta.get("exported_from") or "")
+    return Candidate("given", note("label.given", source), tab, step)
+
+
+def given_kinds(table: pd.DataFrame, described: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`kinds.describe`'s columns with each given step's stated kind (kind_evidence 'given') and
+    tokens where it states them (table: the step table of a `from_given` candidate)."""
+    kind = table["given_kind"].to_numpy(object)
+    known = np.isin(kind, list(KINDS))
+    tok = table["given_tokens"].to_numpy(np.int64)
+    return dict(described,
+                kind=np.where(known, kind, described["kind"]),
+                kind_evidence=np.where(known, "given", described["kind_evidence"]),
+                tokens=np.where(tok >= 0, tok, described["tokens"]))
 
 
 def whole_trace(ops: pd.DataFrame) -> Candidate:
