@@ -49,8 +49,8 @@ _I, _S, _F = pa.int64(), pa.string(), pa.float64()
 ARGS = [("gpu_op", _S), ("device", _I), ("stream", _I), ("correlation", _I), ("grid", pa.list_(_I)),
         ("block", pa.list_(_I)), ("graph_id", _I), ("graph_node_id", _I), ("graph_exec_id", _I),
         ("launched_by", _S), ("input_types", _S), ("collective", _S), ("in_nelems", _I), ("out_nelems", _I),
-        ("dtype", _S), ("group_size", _I), ("group", _S), ("bytes", _I),
-        ("index", _I), ("kind", _S), ("tokens", _I), ("name", _S)]  # the last four: a step's
+        ("dtype", _S), ("group_size", _I), ("group", _S), ("bytes", _I), ("step", _I),
+        ("index", _I), ("kind", _S), ("tokens", _I), ("layers", _I), ("name", _S)]  # the last five: a step's
 SCHEMA = pa.schema([("ts", _F), ("dur", _F), ("ph", _S), ("pid", _I), ("name", _S), ("cat", _S),
                     ("args", pa.struct(ARGS))])
 NOTE = ("a traceattrib export: GPU ops and the steps it states, no CPU side (idle time is unexplained, "
@@ -231,7 +231,7 @@ def _build(path: str, about: dict, t: pa.Table, require_gpu: bool) -> Trace:
     tables["kernels"] = conform(pd.DataFrame({
         "start_ns": s, "end_ns": e, "name": name, "short_name": _short_names(pd.Categorical(name)),
         "device": ints("args.device", r, 0), "stream": ints("args.stream", r, 0),
-        "correlation": ints("args.correlation", r, 0), "pid": ints("pid", r, 0), "rank": ranks(r, "kernels"),
+        "correlation": ints("args.correlation", r, 0), "pid": ints("pid", r, 0), "rank": ranks(r, "kernels"), "given_step": ints("args.step", r, -1),
         "grid_x": grid[0], "grid_y": grid[1], "grid_z": grid[2],
         "block_x": block[0], "block_y": block[1], "block_z": block[2],
         "graph_id": _nullable(col("args.graph_id", r)), "graph_node_id": _nullable(col("args.graph_node_id", r)),
@@ -245,6 +245,7 @@ def _build(path: str, about: dict, t: pa.Table, require_gpu: bool) -> Trace:
         "start_ns": s, "end_ns": e, "kind": texts("name", r), "bytes": ints("args.bytes", r, 0),
         "device": ints("args.device", r, 0), "stream": ints("args.stream", r, 0),
         "correlation": ints("args.correlation", r, 0), "pid": ints("pid", r, 0), "rank": ranks(r, "memory operations"),
+        "given_step": ints("args.step", r, -1),
         "graph_node_id": _nullable(col("args.graph_node_id", r)), "op": texts("args.launched_by", r)}), MEMOP_COLUMNS)
     r = sel["graph"]
     s, e = times(r, "CUDA graphs")
@@ -252,12 +253,13 @@ def _build(path: str, about: dict, t: pa.Table, require_gpu: bool) -> Trace:
         "start_ns": s, "end_ns": e, "graph_id": _nullable(col("args.graph_id", r)),
         "graph_exec_id": _nullable(col("args.graph_exec_id", r)), "device": ints("args.device", r, 0),
         "stream": ints("args.stream", r, 0), "correlation": ints("args.correlation", r, 0),
-        "pid": ints("pid", r, 0), "rank": ranks(r, "CUDA graphs")}), GRAPH_COLUMNS)
+        "pid": ints("pid", r, 0), "rank": ranks(r, "CUDA graphs"),
+        "given_step": ints("args.step", r, -1)}), GRAPH_COLUMNS)
     r = sel["step"]
     s, e = times(r, "steps")
     tables["given_steps"] = conform(pd.DataFrame({
         "start_ns": s, "end_ns": e, "name": texts("args.name", r), "kind": texts("args.kind", r),
-        "tokens": ints("args.tokens", r, -1), "index": ints("args.index", r, -1), "rank": ranks(r, "steps")}),
+        "tokens": ints("args.tokens", r, -1), "layers": ints("args.layers", r, -1), "index": ints("args.index", r, -1), "rank": ranks(r, "steps")}),
         GIVEN_STEP_COLUMNS)
     info = about["trace"]
     used = sorted({int(d) for n in ("kernels", "memops", "graphs") for d in pd.unique(tables[n]["device"])})

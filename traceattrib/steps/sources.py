@@ -76,57 +76,55 @@ def from_frames(ctx: Context) -> Candidate | None:
     return Candidate("python_frames", note("label.frames", tuple(names)), tab, step)
 
 
-GIVEN_COLUMNS = ["given_kind", "given_tokens"]  # what a given step says of itself, beside WINDOW_COLUMNS
+GIVEN_COLUMNS = ["given_kind", "given_tokens", "given_layers"]  # what a given step says of itself, beside WINDOW_COLUMNS
 
 
 def from_given(ctx: Context) -> Candidate | None:
-    """The steps the trace states (model.GIVEN_STEP_COLUMNS: traceattrib's own export): each holds
-    the ops of its rank that run inside its span, [start_ns, end_ns], and starts where it says (its
-    window opens there, so the step table keeps a start before the first op). Where spans of one
-    rank overlap, an op goes to the latest-starting step that contains it. The table carries each
-    step's stated kind and tokens (GIVEN_COLUMNS) for `given_kinds`."""
+    """The steps the trace states (model.GIVEN_STEP_COLUMNS: traceattrib's own export), each op in
+    the step its given_step names (its index on the op's rank; the trace's say, not a guess from
+    times, so overlapping steps keep their ops) and each step starting where it says (its window
+    opens there, so the step table keeps a start before the first op). The table carries each
+    step's stated kind, tokens and layers (GIVEN_COLUMNS) for `given_kinds`."""
     g = ctx.trace.given_steps
     if not len(g):
         return None
     g = g.sort_values(["rank", "index"], kind="stable", ignore_index=True)
     ops = ctx.ops
-    step = np.full(len(ops), -1, np.int64)
-    orank = ops["rank"].to_numpy()
-    pid = np.zeros(len(g), np.int64)
-    s_all, e_all = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
-    for rank, rows in g.groupby("rank", sort=True).indices.items():
-        om = np.flatnonzero(orank == rank)
-        if om.size:
-            pid[rows] = int(ops["pid"].to_numpy()[om[0]])
-        order = rows[np.argsort(g["start_ns"].to_numpy(np.int64)[rows], kind="stable")]
-        gs, ge = g["start_ns"].to_numpy(np.int64)[order], g["end_ns"].to_numpy(np.int64)[order]
-        s, e = s_all[om], e_all[om]
-        k = np.searchsorted(gs, s, side="right") - 1  # the latest step starting at or before the op
-        for back in (0, 1):  # (with overlapping spans, the one before it may hold the op)
-            j = k - back
-            ok = (j >= 0) & (step[om] < 0)
-            ok &= (e <= ge[np.maximum(j, 0)]) & (s >= gs[np.maximum(j, 0)])
-            step[om[ok]] = order[j[ok]]
+    tables = {"kernel": ctx.trace.kernels, "memop": ctx.trace.memops, "graph": ctx.trace.graphs}
+    given = np.full(len(ops), -1, np.int64)
+    kind, src = ops["kind"].astype(str).to_numpy(), ops["src"].to_numpy(np.int64)
+    for k, tab in tables.items():
+        m = kind == k
+        if m.any():
+            given[m] = tab["given_step"].to_numpy(np.int64)[src[m]]
+    at = pd.MultiIndex.from_arrays([g["rank"].to_numpy(np.int64), g["index"].to_numpy(np.int64)])
+    step = at.get_indexer(pd.MultiIndex.from_arrays([ops["rank"].to_numpy(np.int64), given])).astype(np.int64)
+    first = pd.DataFrame({"rank": ops["rank"].to_numpy(np.int64), "pid": ops["pid"].to_numpy(np.int64)}) \
+        .drop_duplicates("rank").set_index("rank")["pid"]
+    pid = first.reindex(g["rank"].to_numpy(np.int64)).fillna(0).to_numpy(np.int64)  # the rank's first op's
     tab = pd.DataFrame({"rank": g["rank"].to_numpy(), "name": g["name"].astype(str).to_numpy(), "pid": pid,
                         "cpu_start_ns": g["start_ns"].to_numpy(np.int64), "cpu_end_ns": g["end_ns"].to_numpy(np.int64),
                         "gpu_side": False})
     tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
     tab["given_kind"] = g["kind"].astype(str).to_numpy()
     tab["given_tokens"] = g["tokens"].to_numpy(np.int64)
+    tab["given_layers"] = g["layers"].to_numpy(np.int64)
     source = str(ctx.trace.meta.get("exported_from") or "")
     return Candidate("given", note("label.given", source), tab, step)
 
 
 def given_kinds(table: pd.DataFrame, described: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`kinds.describe`'s columns with each given step's stated kind (kind_evidence 'given') and
-    tokens where it states them (table: the step table of a `from_given` candidate)."""
+    """`kinds.describe`'s columns with each given step's stated kind (kind_evidence 'given'),
+    tokens and layers where it states them (table: the step table of a `from_given` candidate)."""
     kind = table["given_kind"].to_numpy(object)
     known = np.isin(kind, list(KINDS))
     tok = table["given_tokens"].to_numpy(np.int64)
+    lay = table["given_layers"].to_numpy(np.int64)
     return dict(described,
                 kind=np.where(known, kind, described["kind"]),
                 kind_evidence=np.where(known, "given", described["kind_evidence"]),
-                tokens=np.where(tok >= 0, tok, described["tokens"]))
+                tokens=np.where(tok >= 0, tok, described["tokens"]),
+                layers=np.where(lay >= 0, lay, described["layers"]))
 
 
 def whole_trace(ops: pd.DataFrame) -> Candidate:
