@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-# 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries; 7: given_steps
+# 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries; 7: given_steps and the ops' given_step
 FORMAT_VERSION = 7
 BLOB_MAGIC = b"TAres03\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
