@@ -213,7 +213,8 @@ def gaps_add_up(rep) -> None:
     assert (g["what"].astype(str).to_numpy()[~named] == "").all() and (g["what"].astype(str).to_numpy()[named] != "").all()
     # the shown steps' gaps (what the HTML report carries) are the same rows
     shown = set(map(tuple, rep.shown[["rank", "step"]].to_numpy().tolist()))
-    mine = g[[(int(a), int(b)) in shown for a, b in zip(g["rank"], g["step"])]].reset_index(drop=True)
+    keep = np.array([(int(a), int(b)) in shown for a, b in zip(g["rank"], g["step"])], bool)
+    mine = g[keep].reset_index(drop=True)  # (a mask array: an empty list would select no columns)
     pd.testing.assert_frame_equal(mine, rep.gap_detail.reset_index(drop=True), check_categorical=False)
 
 

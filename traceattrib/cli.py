@@ -600,7 +600,8 @@ def spread_runs(args: list[str]) -> list[str]:
               help="Regular expression over range names that mark steps.")
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra classification rules.")
-@click.option("--format", "fmt", type=click.Choice(("text", "md", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "md", "json", "html")), default="text", show_default=True,
+              help="html: one self-contained page (every script, style and datum inline; best with -o).")
 @click.option("--fail-if-slower", "fail_if_slower", multiple=True, metavar="[PART=]PCT", callback=_gate_limits,
               help="Exit with status 1 when a step kind got slower by more than PCT percent with 95% confidence "
                    "(the whole interval above PCT): PCT alone gates the median step, p90=PCT the p90, "
@@ -642,6 +643,9 @@ def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slow
         raise TraceError(clean(r.refusal(res)))
     if fmt == "json":
         _emit(r.render_json(res), output)
+    elif fmt == "html":  # names stay as they are: the page sets them as text (render/html_diff.py)
+        from .render.html_diff import render as render_html
+        _emit(render_html(res), output)
     else:
         from .render.safe import clean_obj
         _emit(_safe_text({"text": r.render_text, "md": r.render_md}[fmt](clean_obj(res))), output)

@@ -49,6 +49,7 @@ from .. import __version__, idle
 from ..analysis import Report
 from ..layers import NO_STEP
 from .jsonout import step_list, trace_info
+from .text import IDLE_LABEL as IDLE_WORDS
 
 MARKER = "traceattrib_export"  # otherData key that says the file is ours (and how to read it back)
 VERSION = 1
@@ -56,8 +57,6 @@ CHUNK = 1 << 16  # events formatted at a time
 MAX_LANES = 16  # lanes per track; what still overlaps after them stays in the last (said in the counts)
 TID_BASE = 100_000  # tid = pid * TID_BASE + track number: unique over the file
 STEPS, IDLE, COLLECTIVES, PARTS = "steps", "GPU idle", "collectives", "collective wait / transfer"
-IDLE_WORDS = {"launch": "launch (CPU issue)", "sync": "sync (CPU blocked)", "host": "host (CPU busy)",
-              "unexplained": "unexplained"}
 
 
 @dataclass
@@ -190,12 +189,12 @@ def _lane_tids(tracks: Tracks, rank: np.ndarray, names: np.ndarray, lane: np.nda
     out = np.zeros(rank.size, np.int64)
     if not rank.size:
         return out
-    key = pd.DataFrame({"r": rank, "n": names, "l": lane})
-    uniq = key.drop_duplicates().sort_values(["r", "n", "l"], kind="stable")
-    tid = {(int(r), str(n), int(ln)): tracks.tid(int(r), str(n) if ln == 0 else f"{n} ({ln + 1})")
-           for r, n, ln in uniq.itertuples(index=False)}
-    codes = pd.MultiIndex.from_frame(key).map(lambda k: tid[(int(k[0]), str(k[1]), int(k[2]))])
-    out[:] = np.asarray(codes, np.int64)
+    codes, uniq = pd.MultiIndex.from_arrays([rank, names, lane]).factorize()
+    tid = np.zeros(len(uniq), np.int64)
+    for i in sorted(range(len(uniq)), key=lambda j: (int(uniq[j][0]), str(uniq[j][1]), int(uniq[j][2]))):
+        r, n, ln = uniq[i]  # (one per track: a handful)
+        tid[i] = tracks.tid(int(r), str(n) if ln == 0 else f"{n} ({ln + 1})")
+    out[:] = tid[codes]
     return out
 
 
@@ -346,10 +345,11 @@ def _gaps(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, co
     cause = g["cause"].astype(str).to_numpy(object)
     what = g["what"].astype(str).to_numpy(object)
     queued = g["queued"].to_numpy(bool)
-    label = np.array([f"idle: {IDLE_WORDS.get(c, c)}" for c in cause], object)
-    label = np.where(queued, label + ", next op queued", label)
-    label = np.where(what != "", label + " · " + what, label)
-    name, causes, whats = Texts(label), Texts(cause), Texts(what)
+    # a name per distinct (cause, queued, what): few, however many gaps
+    codes, uniq = pd.MultiIndex.from_arrays([cause, queued, what]).factorize()
+    label = np.array([f"idle: {IDLE_WORDS.get(c, c)}" + (", next op queued" if q else "") + (f" · {w}" if w else "")
+                      for c, q, w in uniq], object)
+    name, causes, whats = Texts(label[codes]), Texts(cause), Texts(what)
     source = Texts(g["source"].astype(str).to_numpy(object))
     parts_ns = {c: g[f"{c}_ns"].to_numpy(np.int64) for c in idle.CAUSES}
     step = g["step"].to_numpy(np.int64)

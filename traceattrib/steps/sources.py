@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+from ..intervals import pack_keys
 from ..notes import note
 from ..report import KINDS
 from .arrays import name_in, name_matches
@@ -97,8 +98,11 @@ def from_given(ctx: Context) -> Candidate | None:
         m = kind == k
         if m.any():
             given[m] = tab["given_step"].to_numpy(np.int64)[src[m]]
-    at = pd.MultiIndex.from_arrays([g["rank"].to_numpy(np.int64), g["index"].to_numpy(np.int64)])
-    step = at.get_indexer(pd.MultiIndex.from_arrays([ops["rank"].to_numpy(np.int64), given])).astype(np.int64)
+    gk, ok = pack_keys([g["rank"].to_numpy(np.int64), g["index"].to_numpy(np.int64)],
+                       [ops["rank"].to_numpy(np.int64), given])
+    order = np.argsort(gk, kind="stable")
+    at = np.clip(np.searchsorted(gk[order], ok), 0, max(gk.size - 1, 0))
+    step = np.where((given >= 0) & (gk[order][at] == ok), order[at], -1).astype(np.int64)
     first = pd.DataFrame({"rank": ops["rank"].to_numpy(np.int64), "pid": ops["pid"].to_numpy(np.int64)}) \
         .drop_duplicates("rank").set_index("rank")["pid"]
     pid = first.reindex(g["rank"].to_numpy(np.int64)).fillna(0).to_numpy(np.int64)  # the rank's first op's
