@@ -184,12 +184,26 @@ def lanes(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarr
     return lane, int((same & (s[1:] < np.maximum.accumulate(e)[:-1])).sum())
 
 
+def groups(*cols: np.ndarray, sort: bool = False) -> tuple[np.ndarray, list[tuple]]:
+    """Per row, the index of its tuple of values in `cols` among the distinct tuples, and those
+    tuples (in order of first appearance, or sorted): codes of each column packed into one int64
+    key (a MultiIndex would build a Python tuple per row)."""
+    arrays = [np.asarray(c) for c in cols]
+    key = np.zeros(len(arrays[0]), np.int64)
+    for c in arrays:
+        codes, uniq = pd.factorize(c, sort=sort)
+        key = key * max(len(uniq), 1) + codes  # (few distinct values per column: no overflow)
+    inv, _ = pd.factorize(key, sort=sort)
+    _, first = np.unique(inv, return_index=True)  # the first row of each tuple
+    return inv.astype(np.int64), list(zip(*(c[first].tolist() for c in arrays)))
+
+
 def _lane_tids(tracks: Tracks, rank: np.ndarray, names: np.ndarray, lane: np.ndarray) -> np.ndarray:
     """tid per row for track `names` of its rank, lane > 0 as "<name> (lane + 1)"."""
     out = np.zeros(rank.size, np.int64)
     if not rank.size:
         return out
-    codes, uniq = pd.MultiIndex.from_arrays([rank, names, lane]).factorize()
+    codes, uniq = groups(rank, names, lane)
     tid = np.zeros(len(uniq), np.int64)
     for i in sorted(range(len(uniq)), key=lambda j: (int(uniq[j][0]), str(uniq[j][1]), int(uniq[j][2]))):
         r, n, ln = uniq[i]  # (one per track: a handful)
@@ -346,7 +360,7 @@ def _gaps(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, co
     what = g["what"].astype(str).to_numpy(object)
     queued = g["queued"].to_numpy(bool)
     # a name per distinct (cause, queued, what): few, however many gaps
-    codes, uniq = pd.MultiIndex.from_arrays([cause, queued, what]).factorize()
+    codes, uniq = groups(cause, queued, what)
     label = np.array([f"idle: {IDLE_WORDS.get(c, c)}" + (", next op queued" if q else "") + (f" · {w}" if w else "")
                       for c, q, w in uniq], object)
     name, causes, whats = Texts(label[codes]), Texts(cause), Texts(what)
@@ -443,8 +457,7 @@ def _ops(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, cou
     e_all = np.concatenate([t["end_ns"].to_numpy(np.int64) for _, t in tabs])
     s_all = s_all - _shift(cat["rank"], shift) - origin
     e_all = np.maximum(e_all - _shift(cat["rank"], shift) - origin, s_all)
-    key = pd.MultiIndex.from_arrays([cat["rank"], cat["device"], cat["stream"]])
-    codes, uniq = pd.factorize(key, sort=True)
+    codes, uniq = groups(cat["rank"], cat["device"], cat["stream"], sort=True)
     lane, bad = lanes(codes.astype(np.int64), s_all, e_all)
     counts.overlapping += bad
     names = np.array([f"GPU {d} stream {s}" for _, d, s in uniq], object)[codes]
