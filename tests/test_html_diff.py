@@ -74,6 +74,13 @@ def test_diff_page_holds_the_json_diff(browser, tmp_path):  # noqa: F811
         assert len(got) == len(k[key]) >= 8
         for r, (n, c) in zip(got, k[key].items()):
             assert r == [label(n), ms(c["before"]), ms(c["after"]), change(c), ci(c), VERDICT[c["verdict"]]]
+    assert k["idle_causes"] and [r[0] for r in rows(p, "idle", "decode")] == list(k["idle_causes"])
+    for r, c in zip(rows(p, "idle", "decode"), k["idle_causes"].values()):
+        assert r[1:] == [ms(c["before"]), ms(c["after"]), change(c), ci(c), VERDICT[c["verdict"]]]
+    span = rows(p, "span", "decode")
+    assert [r[0] for r in span] == ["median", "p90", "mean"]
+    assert span[0][1:] == [ms(k["median"]["before"]), ms(k["median"]["after"]), change(k["median"]), ci(k["median"]),
+                           VERDICT[k["median"]["verdict"]]]
     assert sum(v["verdict"] == "lower" for v in k["modules"].values()) >= 1
     assert any(v["verdict"] == "unchanged" for v in k["modules"].values())
     # the chart: one point per bucket, module and layer with an interval; hover one, as a user would
