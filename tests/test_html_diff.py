@@ -5,6 +5,7 @@ point of the chart, hovered, says its interval; names from the traces stay text.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -12,7 +13,7 @@ from test_html import Page, browser  # noqa: F401  (the browser fixture)
 
 from traceattrib.cli import main
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ROOT
 
 EAGER, GRAPH = FIXTURES / "layers_eager_torch_stack.pt.trace.json.gz", FIXTURES / "layers_graph_torch.pt.trace.json.gz"
 VERDICT = {"lower": "lower", "higher": "higher", "unchanged": "no change beyond noise", "too_few": "too few to tell"}
@@ -83,6 +84,8 @@ def test_diff_page_holds_the_json_diff(browser, tmp_path):  # noqa: F811
                            VERDICT[k["median"]["verdict"]]]
     assert sum(v["verdict"] == "lower" for v in k["modules"].values()) >= 1
     assert any(v["verdict"] == "unchanged" for v in k["modules"].values())
+    if os.environ.get("TRACEATTRIB_SCREENSHOTS"):  # README screenshot: TRACEATTRIB_SCREENSHOTS=docs pytest ...
+        p.page.screenshot(path=str(ROOT / os.environ["TRACEATTRIB_SCREENSHOTS"] / "html_diff.png"))
     # the chart: one point per bucket, module and layer with an interval; hover one, as a user would
     pts = p.js("window.__ta.charts.decode.points.map(p => p.label)")
     assert "modules: up_proj" in pts and "layers: layer 3" in pts

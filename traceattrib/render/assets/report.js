@@ -5,8 +5,8 @@
   var V = JSON.parse(document.getElementById("data").textContent);
   var COLORS = {linear: "#4e79a7", attention: "#f28e2b", communication: "#e15759", cast: "#76b7b2",
     norm: "#59a14f", elementwise: "#edc948", memory: "#b07aa1", other: "#9c755f", graph: "#bab0ac",
-    overlapped: "#d0d4da", idle: "#e4e7ec", launch: "#c3cad6", sync: "#8d96a8", host: "#a9b8cc",
-    unexplained: "#e8ebf0"};
+    overlapped: "#d0d4da", idle: "#e4e7ec", launch: "#7f8fa6", sync: "#4b5568", host: "#6f8fb8",
+    unexplained: "#c5cbd6"};  // idle causes: the same colours in the strip and the step view's gaps
   var KIND_TINT = {decode: "rgba(78,121,167,0.06)", prefill: "rgba(242,142,43,0.10)",
     mixed: "rgba(176,122,161,0.10)", unknown: "rgba(156,117,95,0.06)"};
 
@@ -142,7 +142,7 @@
     }
     hint.textContent = data.length + " GPU ops on " + d.lanes.length + " stream(s), time in us from the step's start; " +
       "scroll or drag the slider to zoom. " + (gaps.length ? gaps.length + " idle gap(s) on the top row, coloured by " +
-      "their largest cause: hover one for its causes and what the CPU was doing, click it to keep that below."
+      "their largest cause as in the strip's legend: hover one for its causes and what the CPU was doing, click it to keep that below."
       : "Gaps between ops are idle time.");
     document.getElementById("gap").textContent = "";
     if (!stepChart) {
@@ -179,12 +179,11 @@
       series: [{name: "ops", type: "custom", encode: {x: [1, 2], y: 0}, data: data,
                 renderItem: bars(function (b) { return COLORS[V.buckets[b]] || "#999"; })},
                {name: "idle gaps", type: "custom", encode: {x: [1, 2], y: 0}, data: gaps,
-                renderItem: bars(function (c) { return GAP_COLORS[V.causes[c]] || "#999"; })}]
+                renderItem: bars(function (c) { return COLORS[V.causes[c]] || "#999"; })}]
     });
   }
 
   // one gap in words: its length and largest cause, then its time per cause and what the CPU did
-  var GAP_COLORS = {launch: "#7f8fa6", sync: "#4b5568", host: "#6f8fb8", unexplained: "#c5cbd6"};
   function gapText(j) {
     var G = D.gaps, c = V.causes[G.cause[j]], out = [];
     out.push("idle " + dur(G.t1[j] - G.t0[j]) + " at " + (G.t0[j] / 1e3).toFixed(1) + " us · largest cause: " +
