@@ -34,7 +34,7 @@ def same_frame(got: pd.DataFrame, want: pd.DataFrame, what: str) -> None:
 def same_result(got: analysis.RankResult, want: analysis.RankResult) -> None:
     assert (got.rank, got.evidence, got.why, got.buckets, got.has_launches) == \
         (want.rank, want.evidence, want.why, want.buckets, want.has_launches)
-    for f in ("steps", "collectives", "instances", "kernel_totals", "idle_labels", "shown", "detail"):
+    for f in ("steps", "collectives", "instances", "kernel_totals", "idle_labels", "shown", "detail", "gap_detail"):
         same_frame(getattr(got, f), getattr(want, f), f)
     assert (got.inside is None) == (want.inside is None)
     if want.inside is not None:
@@ -132,13 +132,13 @@ def test_windows_of_many_steps_hold_whole_steps(tmp_path):
 @pytest.mark.parametrize("name", ["tp2_eager_nsys.sqlite", "idle_causes_nsys.sqlite",
                                   "layers_eager_torch_stack.pt.trace.json.gz", "tp2_eager_torch"])
 def test_report_with_pieces_is_the_same_report(name, monkeypatch):
-    """The command's path (parallel.analyze_path, pieces=True): the same text, Markdown, JSON and
-    CSV, collectives across ranks included."""
+    """The command's path (parallel.analyze_path, pieces=True): the same text, Markdown, JSON, CSV
+    and HTML, collectives across ranks included."""
     path = str(FIXTURES / name)
     want = parallel.analyze_path(path, use_cache=False)
     monkeypatch.setattr(piecewise, "WINDOW_OPS", 1)
     got = parallel.analyze_path(path, use_cache=False, pieces=True)
-    for fmt in ("text", "md", "json", "csv"):
+    for fmt in ("text", "md", "json", "csv", "html"):  # html: the shown steps' ops and idle gaps
         assert render_report(got, fmt, True) == render_report(want, fmt, True)
     if name.startswith("tp2"):
         assert len(got.comm.instances) and sorted(got.comm.instances["rank"].unique()) == [0, 1]

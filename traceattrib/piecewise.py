@@ -341,6 +341,7 @@ class Part:
     labels: pd.DataFrame
     inside: inside_analysis.Times
     detail: pd.DataFrame
+    gap_detail: pd.DataFrame
 
 
 def window_trace(store: Store, f: Found, w: Window) -> Trace:
@@ -421,8 +422,11 @@ def window(store: Store, f: Found, w: Window, rules: classify.Rules, sol_options
     inside = inside_analysis.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
     mine = loc[shown_rows[np.isin(shown_rows, w.steps)]]
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps, mine)
+    gaps = analysis._gap_table(ic.gaps, bd.steps)
+    gap_detail = gaps.iloc[np.flatnonzero(np.isin(ic.gaps["step"].to_numpy(), mine))].reset_index(drop=True)
     return Part(steps=bd.steps, collectives=bd.collectives, comm_kernels=ck, kernel_totals=totals, buckets=bd.buckets,
-                notes=bd.notes + sol_notes, labels=ic.labels, inside=inside, detail=detail)
+                notes=bd.notes + sol_notes, labels=ic.labels, inside=inside, detail=detail,
+                gap_detail=gap_detail)
 
 
 # --- the rank's result from its windows ---------------------------------------------------------
@@ -446,7 +450,15 @@ def assemble(f: Found, parts: list[Part], shown: pd.DataFrame, sol_options: sol.
                       kernel_totals=_totals([p.kernel_totals for p in parts], steps, f),
                       buckets=buckets, notes=notes, idle_labels=labels, has_launches=f.has_launches,
                       shown=shown_df, detail=_detail([p.detail for p in parts]),
-                      inside=_inside([p.inside for p in parts], f))
+                      inside=_inside([p.inside for p in parts], f), gap_detail=_gap_detail(parts))
+
+
+def _gap_detail(parts: list[Part]) -> pd.DataFrame:
+    """The shown steps' idle gaps, windows in step order (idle's order: by step, then start)."""
+    full = [p.gap_detail for p in parts if len(p.gap_detail)]
+    if not full:
+        return parts[0].gap_detail if parts else pd.DataFrame(columns=analysis.GAP_COLUMNS)
+    return analysis._concat(full)  # (categoricals stay categoricals)
 
 
 def _totals(parts: list[pd.DataFrame], steps: pd.DataFrame, f: Found) -> pd.DataFrame:
