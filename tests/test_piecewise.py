@@ -194,3 +194,29 @@ def test_ranks_of_one_file_as_dask_tasks(name):
     assert "2/2 rank files" in seen  # two tasks, one per rank
     for fmt in ("text", "json"):
         assert render_report(got, fmt, True) == render_report(want, fmt, True)
+
+
+def test_writer_sorts_rows_added_in_any_order_into_the_same_store(tmp_path, monkeypatch):
+    """pieces.Writer (rows added in any order and in batches, sorted per rank by DuckDB, read back
+    in record batches) makes the store write_trace makes from the loaded trace, row for row."""
+    from traceattrib.ingest import pieces
+
+    trace = read(str(FIXTURES / "tp2_eager_nsys.sqlite"))
+    write_trace(trace, str(tmp_path / "want"))
+    monkeypatch.setattr(pieces, "ROW_GROUP", 1000)  # many row groups and record batches
+    w = pieces.Writer(str(tmp_path / "got"))
+    rng = np.random.default_rng(0)
+    cats = {}
+    for name, df in trace.tables().items():
+        cats[name] = {c: [str(v) for v in df[c].cat.categories] for c in pieces.categorical_columns(name)}
+        order = rng.permutation(len(df))
+        for part in np.array_split(order, 7):
+            w.add(name, df.iloc[part].drop(columns=["rank"]), part)
+    w.finish(dict(trace.meta), trace.meta["rank_pids"], cats)
+    want, got = Store(str(tmp_path / "want")), Store(str(tmp_path / "got"))
+    assert got.layout["tables"] == want.layout["tables"] and got.ranks() == [0, 1]
+    for name in trace.tables():
+        for rank in [*want.ranks(), -1]:
+            a, b = got.rows(name, rank), want.rows(name, rank)
+            assert len(b) == want.count(name, rank)
+            pd.testing.assert_frame_equal(a, b, check_categorical=False, obj=f"{name} rank {rank}")

@@ -394,7 +394,8 @@ class Writer:
 
     def query(self, con, sql: str):
         """A query's rows as one pyarrow table (small results only)."""
-        return con.execute(sql).fetch_arrow_table()
+        rel = con.sql(sql)
+        return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()  # (DuckDB 1.x: arrow)
 
     def finish(self, meta: dict, pids: list[int], cats: dict[str, dict[str, list[str]]],
                derive=None, tables=None) -> None:
@@ -425,7 +426,9 @@ class Writer:
                         else:
                             cond = f"pid NOT IN ({plist})" if pids else "true"
                         sql = f"SELECT * FROM {src} WHERE {cond} ORDER BY start_ns, end_ns, _pos"
-                        reader = con.execute(sql).fetch_record_batch(ROW_GROUP)
+                        rel = con.sql(sql)
+                        reader = rel.to_arrow_reader(ROW_GROUP) if hasattr(rel, "to_arrow_reader") \
+                            else rel.fetch_arrow_reader(ROW_GROUP)  # (DuckDB 1.x)
                         n = 0
                         writer = None
                         path = rank_file(self.root, name, rank)
