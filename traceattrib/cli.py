@@ -286,10 +286,14 @@ def cli() -> None:
               help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
+# hidden until it lowers the peak: the same report, but the trace is still loaded whole first and
+# step finding (pass 1) reads all of a rank's GPU ops, so its peak memory is the in-memory path's
+@click.option("--pieces", is_flag=True, hidden=True,
+              help="Analyze each rank window by window from an on-disk copy of its tables (in TMPDIR).")
 @with_cache
 @with_cluster
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
-           peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
+           peak_flops, fmt, output, pieces, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
     from . import cache
     from .store import shared_from_env
@@ -316,7 +320,7 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
         so.model_spec()  # a bad config fails before the trace is loaded
         rep, = _analyze([file], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl,
                         what_if=what_if, layers=layers, sol_options=so, link=link, what_if_links=what_if_links,
-                        started=started)
+                        started=started, pieces=pieces)
     finally:
         if started is not None:
             started.close()
@@ -442,14 +446,31 @@ def explain(names, rules, op, input_types, fmt):
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("-o", "--output", "outdir", required=True, type=click.Path(file_okay=False),
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False),
               help="Directory for <table>.parquet files and meta.json.")
+@click.option("--perfetto", "perfetto", type=click.Path(dir_okay=False), metavar="OUT.json.gz",
+              help="Write a Chrome trace-event file (Perfetto, chrome://tracing, Speedscope): the GPU ops on their "
+                   "streams with their buckets, and tracks of the steps, idle gaps and collectives "
+                   "(gzip when the name ends in .gz).")
+@click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
+              help="With --perfetto: regular expression over range names that mark steps.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="With --perfetto: TOML file of extra classification rules.")
 @with_cache
 @with_cluster
-def export(file, outdir, no_cache, cache_dir, workers, scheduler):
-    """Write the normalized tables as Parquet for your own notebooks."""
+def export(file, outdir, perfetto, steps_regex, rules, no_cache, cache_dir, workers, scheduler):
+    """Write the normalized tables as Parquet for your own notebooks (-o DIR), or the trace with
+    traceattrib's steps, buckets, idle causes and collectives as a trace-event file (--perfetto FILE)."""
     from .render.safe import clean
 
+    if not outdir and not perfetto:
+        raise click.UsageError("give -o DIR (Parquet tables) or --perfetto FILE (trace-event file), or both")
+    if perfetto:
+        if workers is not None or scheduler:
+            raise click.UsageError("--perfetto runs in this process: leave out --workers and --scheduler")
+        _export_perfetto(file, perfetto, steps_regex, rules, no_cache, cache_dir)
+        if not outdir:
+            return
     try:
         if workers is not None or scheduler:
             from .parallel import cluster, export_path
@@ -469,6 +490,23 @@ def export(file, outdir, no_cache, cache_dir, workers, scheduler):
         raise TraceError(f"{outdir}: cannot write ({e.strerror or e})") from None
     click.echo(f"wrote {', '.join(f'{n}.parquet ({c} rows)' for n, c in counts.items())} "
                f"and meta.json to {clean(outdir)}")
+
+
+def _export_perfetto(file: str, out: str, steps_regex: str | None, rules: str | None, no_cache: bool,
+                     cache_dir: str | None) -> None:
+    """`export --perfetto`: the whole analysis here (it keeps every op), then the trace-event file."""
+    from .analysis import analyze
+    from .render import perfetto
+    from .render.safe import clean
+
+    rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=_rules(rules))
+    try:
+        counts = perfetto.write(rep, out)
+    except OSError as e:
+        raise TraceError(f"{out}: cannot write ({e.strerror or e})") from None
+    said = ", ".join(f"{n:,} {k}" for k, n in counts.events.items() if k != "metadata")
+    click.echo(f"wrote {clean(out)}: {said}" + (f"; {counts.overlapping:,} slices still overlap in their track's "
+                                                  "last lane" if counts.overlapping else ""))
 
 
 @cli.command("cache")
@@ -566,7 +604,8 @@ def spread_runs(args: list[str]) -> list[str]:
               help="Regular expression over range names that mark steps.")
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra classification rules.")
-@click.option("--format", "fmt", type=click.Choice(("text", "md", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "md", "json", "html")), default="text", show_default=True,
+              help="html: one self-contained page (every script, style and datum inline; best with -o).")
 @click.option("--fail-if-slower", "fail_if_slower", multiple=True, metavar="[PART=]PCT", callback=_gate_limits,
               help="Exit with status 1 when a step kind got slower by more than PCT percent with 95% confidence "
                    "(the whole interval above PCT): PCT alone gates the median step, p90=PCT the p90, "
@@ -608,6 +647,9 @@ def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slow
         raise TraceError(clean(r.refusal(res)))
     if fmt == "json":
         _emit(r.render_json(res), output)
+    elif fmt == "html":  # names stay as they are: the page sets them as text (render/html_diff.py)
+        from .render.html_diff import render as render_html
+        _emit(render_html(res), output)
     else:
         from .render.safe import clean_obj
         _emit(_safe_text({"text": r.render_text, "md": r.render_md}[fmt](clean_obj(res))), output)
@@ -727,6 +769,13 @@ def _first_line(e: BaseException) -> str:
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
+def _cache_failures() -> list[str]:
+    """The one warning of a cache write that failed in this process (full disk, read-only)."""
+    from .store import take_failures
+
+    return take_failures()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (see the module docstring)."""
     debug = bool(os.environ.get("TRACEATTRIB_DEBUG"))
@@ -734,13 +783,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False, obj=warnings)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return rv if isinstance(rv, int) else EXIT_OK  # not standalone: click returns Exit codes
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("traceattrib: aborted", err=True)
         return 130
     except click.exceptions.Exit as e:  # the diff gate (1) or --help / --version (0)
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return e.exit_code
     except _NO_ARGS as e:  # `traceattrib` alone: the help, as click prints it
         click.echo(e.format_message(), err=True)
