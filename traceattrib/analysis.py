@@ -27,7 +27,7 @@ from .links import Link
 from .model import Trace
 from .notes import Note, note
 from .notes import merge as merge_notes
-from .report import KINDS, Headline, KindSummary, RankKindSummary, Summary
+from .report import KINDS, Headline, KindSummary, PastRanges, RankKindSummary, Summary
 from .stats import kind_steps
 from .stats import steady as _steady
 
@@ -303,7 +303,7 @@ def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, rege
 
     attention = steps.attention_mask(ops, kernel_buckets)
     with beside(steps.detection, ops, attention, name="traceattrib-detect") as detecting:
-        ctx = steps.context(trace, ops, attention)
+        ctx = steps.context(trace, ops, attention, model=steps.bucket_mask(ops, kernel_buckets, steps.MODEL_BUCKETS))
         cands = steps.candidates(ctx, regex)
         detected = detecting.result()
     return steps.find(ctx, cands, detected, layers)
@@ -542,12 +542,26 @@ def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], 
         by_rank={r: _rank_summary(tab, colls, r, buckets, what_if, layers, cr) for r in ranks}
         if len(ranks) > 1 else UNSET,
         kind=main, headline=_headline(by_kind[main]) if main else None, evidence=evidence, evidence_why=why,
+        past_ranges=past if (past := _past_ranges(tab)) is not None else UNSET,
         job=cr.job or UNSET,
         link=cr.link if cr.link is not None else UNSET, interconnect_fit=cr.fit or UNSET,
         what_if_link=cr.what_if or UNSET,
         # what to fix first: every analysis's candidates, communication wait included (findings.py)
         findings=findings.findings(main, by_kind.get(main), job, extra=comm.opportunities(cr, main)),
         ceiling=findings.ceiling(main, by_kind.get(main)))
+
+
+def _past_ranges(tab: pd.DataFrame) -> PastRanges | None:
+    """How far the steps (every rank's) run past their ranges (steps.table.outside_ranges); None
+    when no step from ranges does."""
+    if "outside_ns" not in tab.columns or not len(tab):
+        return None
+    out = tab["outside_ns"].to_numpy(np.int64)
+    past = out[out > 0]
+    if not past.size:
+        return None
+    return PastRanges(steps=int(past.size), of_steps=int((out >= 0).sum()), median_outside_ns=float(np.median(past)),
+                      max_outside_ns=int(past.max()))
 
 
 def _headline(ks: KindSummary) -> Headline:

@@ -399,6 +399,18 @@ class Headline(Struct):
     speedup_bound_if_no_idle_cause: Per | UnsetType = UNSET
 
 
+class PastRanges(Struct):
+    """Steps found from host ranges that run past them: the ranges were widened to the whole
+    iteration (sampling and host work up to the next forward), so a step's span holds more than
+    its range. steps: how many (of `of_steps` from ranges); median_outside_ns: the median over
+    those steps of the span outside what the range holds; max_outside_ns: the largest."""
+
+    steps: int
+    of_steps: int
+    median_outside_ns: float
+    max_outside_ns: int
+
+
 class Summary(Struct):
     """The report's figures. kind: the kind the headline describes (decode when there is any)."""
 
@@ -410,6 +422,7 @@ class Summary(Struct):
     headline: Headline | None = None
     evidence: str = "none"
     evidence_why: Note | None = None
+    past_ranges: PastRanges | UnsetType = UNSET
     job: dict[str, JobSummary] | UnsetType = UNSET
     link: Link | UnsetType = UNSET
     interconnect_fit: dict[str, Fit] | UnsetType = UNSET

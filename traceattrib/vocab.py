@@ -13,7 +13,7 @@ from __future__ import annotations
 import tomllib
 from functools import cache
 from importlib import resources
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Struct, field
@@ -279,8 +279,25 @@ class StepKinds(Struct, frozen=True):
     decode_modes: tuple[str, ...]
     mixed_modes: tuple[str, ...]
     no_forward_modes: tuple[str, ...]
-    decode_attention: str
-    prefill_attention: str
+
+
+class StepRows(Struct, frozen=True):
+    """Kernels that launch one block per row they process (grid x = rows)."""
+
+    name: str
+    kernel: str
+    doc: str = ""
+
+
+class StepVariant(Struct, frozen=True):
+    """An attention kernel that runs for one kind of token only where `engine` (a regex over the
+    trace's kernel names) says which engine or library ran it."""
+
+    name: str
+    kernel: str
+    kind: Literal["decode", "prefill"]
+    engine: str
+    doc: str = ""
 
 
 class StepExclude(Struct, frozen=True):
@@ -296,6 +313,8 @@ class StepsFile(Struct, frozen=True):
     kinds: StepKinds
     exclude: StepExclude
     frame: tuple[StepFrame, ...] = ()
+    rows: tuple[StepRows, ...] = ()
+    variant: tuple[StepVariant, ...] = ()
 
 
 # --- rules/modules.toml ------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+from msgspec import UNSET
+
 
 def ms(ns: float, digits: int = 3) -> str:
     return f"{ns / 1e6:.{digits}f}"
@@ -101,7 +103,24 @@ def steps_line(rep) -> str:
         ctext += f", over {nranks} ranks"
     why = rep.summary.evidence_why
     why = text(why) if why is not None else "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
-    return f"steps: {sum(counts.values())} ({ctext}) {why}"
+    return f"steps: {sum(counts.values())} ({ctext}) {why}{past_ranges_text(rep.summary.past_ranges)}"
+
+
+def past_ranges_text(p) -> str:
+    """'; 10 of 11 steps run past their ranges ...' (a report.PastRanges), '' when unset."""
+    if p is None or p is UNSET:
+        return ""
+    who = "every step runs past its range" if p.steps == p.of_steps else \
+        f"{p.steps} of {p.of_steps} steps run past their ranges"
+    return (f"; {who} (widened to the whole iteration: sampling and host work up to the next "
+            f"forward), median {dur(p.median_outside_ns)} outside the ranges, at most {dur(p.max_outside_ns)}")
+
+
+def kind_from(r) -> str:
+    """What decided a step's kind (a step table row), and what said another: 'tokens (not: name=decode)'."""
+    first = str(r.get("kind_evidence", "") or "").split(", ")[0] or "-"
+    against = str(r.get("kind_against", "") or "")
+    return f"{first} (not: {against})" if against else first
 
 
 def sol_line(kind: str, d) -> str:

@@ -123,7 +123,8 @@ class Step(Struct):
     rank: int
     name: str
     kind: str  # decode | prefill | mixed | unknown
-    kind_evidence: str  # what decided the kind ("" when unknown)
+    kind_evidence: str  # the sources that agreed on the kind, the deciding one first, ", "-joined ("" when unknown)
+    kind_against: str  # "source=kind" of the sources that said another kind, ", "-joined ("" when none)
     tokens: int | None
     layers: int | None
     warmup: bool
@@ -131,6 +132,7 @@ class Step(Struct):
     start_ns: int
     end_ns: int
     span_ns: int
+    outside_range_ns: int | None  # span outside what the step's range holds (null: steps not from ranges)
     busy_ns: int
     idle_ns: int
     overlap_ns: int
@@ -191,10 +193,11 @@ def _steps(rep: Report) -> list[dict[str, Any]]:
         span = r["span_ns"]
         steps.append({
             "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
-            "kind_evidence": str(r.get("kind_evidence", "")),
+            "kind_evidence": str(r.get("kind_evidence", "")), "kind_against": str(r.get("kind_against", "")),
             "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
             "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
             "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
+            "outside_range_ns": _known(r.get("outside_ns")),
             "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
             "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
                             "count": int(r[f"{b}_count"])} for b in rep.buckets},

@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
+from .fmt import bound, dur, kind_from, ms, pct, sol_line, steps_line, trace_line
 from .notes import texts
 
 
@@ -50,8 +50,8 @@ def render(rep: Report, per_step: bool = False) -> str:
             out += [""] + [f"- {x}" for x in lines]
     if per_step:
         out += ["", "<details><summary>per step</summary>", "",
-                "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags |",
-                "|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
+                "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags | kind from |",
+                "|---:|---:|---|---|---:|---:|---:|---:|---:|---|---|"]
         causes = idle.has_causes(rep.steps)
         if causes:  # idle split into causes
             out[-2] = out[-2].replace("idle |", "idle | " + " | ".join(f"{c}" for c in idle.CAUSES) + " |")
@@ -63,7 +63,7 @@ def render(rep: Report, per_step: bool = False) -> str:
             ctext = "".join(f"{ms(r[col])} | " for col in idle.CAUSE_COLUMNS) if causes else ""
             out.append(f"| {r['rank']} | {r['index']} | {r['name']} | {r['kind']} | {ms(r['span_ns'])} | "
                        f"{ms(r['busy_ns'])} | {ms(r['idle_ns'])} | {ctext}{'' if floor != floor else ms(floor)} | "
-                       f"{'' if eff != eff else pct(eff)} | {flags} |")
+                       f"{'' if eff != eff else pct(eff)} | {flags} | {kind_from(r)} |")
         out += ["", "</details>"]
     if rep.notes:
         out += [""] + [f"> {n}" for n in texts(rep.notes)]

@@ -86,6 +86,8 @@ TEXT: dict[str, Words] = {
     "steps.training": lambda c, a: "the trace holds backward kernels (training): steps are iterations, not prefill or decode",
     "steps.kinds_inferred": lambda c, a: "step kinds inferred, not named: " + ", ".join(
         f"{v} from {k}" for v, k in zip(c, a)),
+    "steps.kinds_disputed": lambda c, a: (f"{c[0]} step(s) where some evidence said another kind ("
+                                          + ", ".join(a) + "; each step's kind_against in the JSON says which)"),
     # the merge (analysis.py)
     "rank.unmatched": lambda c, a: f"rank {a[0]}: no range matches --steps {a[1]!r}; its {c[0]} GPU op(s) are in no step",
     "other_share": lambda c, a: (f"{a[0]:.1%} of the {a[1]} step time is in kernels no rule classifies "

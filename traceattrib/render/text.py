@@ -228,7 +228,22 @@ def step_table(rep: Report) -> list[str]:
                    f"{_known(r.get('tokens', -1)):>6}{_known(r.get('layers', -1)):>4}"
                    f"{ms(r['span_ns']):>8}{ms(r['idle_ns']):>8}"
                    + "".join(f"{ms(r[f'{b}_exposed_ns']):>8}" for b in main) + f"  {flags}")
-    return out
+    return out + _wrap(kinds_from_line(rep.steps), WIDTH, "  ")
+
+
+def kinds_from_line(steps) -> str:
+    """'kinds from: launch grid (24 steps), tokens per sequence (1); against: rank 0 step 3 name=decode'."""
+    if not len(steps) or "kind_evidence" not in steps.columns:
+        return "kinds from: -"
+    first = steps["kind_evidence"].astype(str).str.split(", ").str[0].replace("", "no evidence")
+    counts = first.value_counts(sort=False)
+    text = "kinds from: " + ", ".join(f"{src} ({n} step{'s' if n > 1 else ''})" for src, n in counts.items())
+    against = steps[steps["kind_against"].astype(str) != ""] if "kind_against" in steps.columns else steps.iloc[0:0]
+    if len(against):
+        shown = [f"rank {r['rank']} step {r['index']} {r['kind_against']}" for _, r in against.head(5).iterrows()]
+        more = f" and {len(against) - 5} more (--format json)" if len(against) > 5 else ""
+        text += "; against: " + "; ".join(shown) + more
+    return text
 
 
 def _known(v) -> str:

@@ -14,7 +14,8 @@ The stages, each reading only what the ones before made:
                            detection's once-per-forward anchors (a user's --steps and the steps a
                            trace states always win), else the whole trace
   table       table.py     the step table and the op -> step assignment, as new frames and arrays
-  kinds       kinds.py     kind, tokens and layers per step (names.py reads the names)
+  kinds       kinds.py     kind, tokens and layers per step, from what the GPU did (physical.py:
+                           shapes, launch grids) first, names (names.py) and kernel variants second
   flags       flags.py     warm-up and outlier steps
 `find_steps` runs them in one thread. Detection reads only the GPU-op table and the attention
 mask, so analysis.analyze_rank runs it beside the context and the first candidate, then `find`.
@@ -38,16 +39,18 @@ from . import flags, graphs, kinds, sources
 from .candidate import Candidate
 from .chooser import choose
 from .detect import Detected, detection
-from .inputs import Context, attention_mask, context
+from .inputs import Context, attention_mask, bucket_mask, context
 from .names import word_kind
 from .table import step_table
 from .vocab import Vocab, default_vocab
 
-__all__ = ["Candidate", "Context", "Detected", "Steps", "attention_mask", "candidates", "context", "detection", "find",
-           "find_steps", "name_kind"]
+__all__ = ["MODEL_BUCKETS", "Candidate", "Context", "Detected", "Steps", "attention_mask", "bucket_mask", "candidates",
+           "context", "detection", "find", "find_steps", "name_kind"]
 
-STEP_COLUMNS = ["rank", "index", "name", "kind", "kind_evidence", "tokens", "layers", "start_ns", "end_ns",
-                "cpu_start_ns", "cpu_end_ns", "n_ops", "warmup", "outlier"]
+MODEL_BUCKETS = ("linear", "attention")  # kernels that say a step is a model's forward
+
+STEP_COLUMNS = ["rank", "index", "name", "kind", "kind_evidence", "kind_against", "tokens", "layers", "start_ns",
+                "end_ns", "cpu_start_ns", "cpu_end_ns", "outside_ns", "n_ops", "warmup", "outlier"]
 
 
 @dataclass
@@ -55,9 +58,13 @@ class Steps:
     """Steps and the op -> step assignment.
 
     table: one row per step (STEP_COLUMNS): rank, index, name, kind (prefill | decode | mixed |
-           unknown), kind_evidence, tokens (-1 unknown), layers (-1 unknown), start_ns / end_ns
+           unknown), kind_evidence (the sources that agreed, the deciding one first, ", "-joined),
+           kind_against ("source=kind" of those that did not), tokens (-1 unknown), layers (-1
+           unknown), start_ns / end_ns
            (GPU window: first op start to last op end), cpu_start_ns / cpu_end_ns (the source's
-           window), n_ops, warmup, outlier.
+           window), outside_ns (the span outside what the step's range holds, when ranges were
+           widened to the iteration: table.outside_ranges; -1 when steps are not from ranges),
+           n_ops, warmup, outlier.
     ops:   the GPU-op table (gpuops.gpu_ops: kernels, memops, whole-graph executions) with `step`,
            the row in `table` of each op (-1 = outside steps); a new frame, the input is unchanged.
     evidence: the source used: 'regex' | 'given' | 'annotations' | 'python_frames' | 'cuda_graphs' |
@@ -89,7 +96,7 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
     ops: `gpuops.gpu_ops(trace)` when already made (read, never written)."""
     ops = gpu_ops(trace) if ops is None else ops
     attention = attention_mask(ops, kernel_buckets)
-    ctx = context(trace, ops, attention, vocab)
+    ctx = context(trace, ops, attention, vocab, model=bucket_mask(ops, kernel_buckets, MODEL_BUCKETS))
     cands = candidates(ctx, regex)
     return find(ctx, cands, detection(ops, attention), layers)
 
@@ -140,8 +147,9 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
     described, kind_notes = kinds.describe(table, step, ctx)
     if chosen.source == "given":  # the kinds the trace states, not inferred: nothing to say about inferring
         described, kind_notes = sources.given_kinds(table, described), []
+    work = described.pop("work")
     table = table.assign(**described)
-    warmup, outlier, flag_notes = flags.flag(table)
+    warmup, outlier, flag_notes = flags.flag(table, work)
     table = table.assign(warmup=warmup, outlier=outlier)[STEP_COLUMNS]
     notes += table_notes + kind_notes + flag_notes
     outside = int((step < 0).sum())

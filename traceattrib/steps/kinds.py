@@ -1,109 +1,86 @@
 """What each step is: prefill, decode, mixed or unknown, how many tokens it processed and how many
-layers it holds, from the best evidence, each step saying which.
+layers it holds, from what the GPU did first and from names and kernel variants second.
 
-Evidence, best first: the step's name (names.py); tokens from shapes (the M dimension of the
-GEMMs, torch traces recorded with record_shapes); attention kernels that only run for one kind
-(split-KV/paged decode kernels, varlen/prefill kernels); CUDA-graph replays of the whole model
-(decode, unless another source says otherwise; eager steps among them are the prefills); launch
-grids (a few steps launching far more thread blocks than the rest are prefills); spans (a few
-steps far longer than the rest).
+Every source of evidence votes on every step it can say something about; the first source in
+ORDER that has a vote decides, and the step's `kind_evidence` lists the sources that agreed (the
+deciding one first), `kind_against` the ones that said another kind. ORDER:
+
+  name (counts)        the engine's own account of its batch: vLLM's context/generation counts,
+                       SGLang's forward mode, TensorRT-LLM's ctx/gen requests
+  tokens per sequence  measured: query tokens per sequence of the attention ops (shapes), of the
+                       embedding lookup, or tokens over the sequences whose last token is gathered
+                       for the logits (the lm_head GEMM's rows, or launch grids); 1 is decode, 16
+                       or more a prefill
+  KV +1 per step       measured: the keys each query sees grew by one since the previous step
+  tokens               a step with 4x the fewest tokens of the trace (and 16+) is a prefill, the
+                       rest decode (tokens from the name, the GEMMs' rows, row kernels' grids)
+  launch grid          the same kernels launch 4x the thread blocks: two groups of forwards
+                       apart by a gap of 4x are prefill (above) and decode (below)
+  span and tokens      a step 2x as long as the median of its neighbours with 4x their tokens
+                       (or launch grids) is a prefill
+  name (words)         kind words in the step's name (`prefill`, `decode_step_3`)
+  attention kernel     attention kernels that run for one kind only in the engine that ran them
+                       (rules/steps.toml [[variant]]); a step running both kinds is mixed, and a
+                       mixed vote refines what tokens and grids say (a mixed batch holds both)
+  graph replay         CUDA-graph replays of the whole model are decode; eager steps among them
+                       prefill
+  span                 a few steps 4x longer than the rest are prefills
+
+Relative sources (tokens, launch grid, span) only vote for steps that hold GEMM or attention
+kernels (a model's forward). Training traces keep what their names say.
 """
 from __future__ import annotations
 
-import json
-from functools import lru_cache
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ..model import Trace
 from ..notes import Note, note
-from .arrays import name_in, pair_counts
-from .inputs import Context
+from .arrays import pair_counts
+from .inputs import Context, training_kernels
 from .names import name_evidence
-from .vocab import gemm_token_ops
+from .physical import GEMM_OPS, Physical, gemm_rows, measure, tokens_from_shapes
 
-GEMM_OPS = gemm_token_ops()
+__all__ = ["GEMM_OPS", "ORDER", "describe", "gemm_rows", "infer_kinds", "layers_per_step", "tokens_from_shapes"]
+
+ORDER = ("name (counts)", "tokens per sequence", "KV +1 per step", "tokens", "launch grid", "span and tokens",
+         "name (words)", "attention kernel", "graph replay", "span")
+PREFILL_Q = 16    # query tokens per sequence from which a forward is a prefill (a verify step has a few)
+FACTOR = 2.0      # log2 of "much more": 4x the tokens or the thread blocks
+NEIGHBOURS = 4    # steps each side a step's span and tokens are compared with
+# the most tokens a decode step is taken to hold when only relative evidence says decode (vLLM's
+# max_num_seqs is 256 to 1024): larger steps are left unknown rather than called decode
+MAX_DECODE = 1024
 
 
 def describe(table: pd.DataFrame, step: np.ndarray, ctx: Context) -> tuple[dict[str, np.ndarray], list[Note]]:
-    """Per step: kind, kind_evidence, tokens (-1 unknown) and layers (-1 unknown), as new columns,
-    and what the reader should know. table: the step table (table.py: name, rank, start_ns,
-    end_ns); step: per op, its row in `table` (-1 outside)."""
+    """Per step: kind, kind_evidence, kind_against, tokens (-1 unknown), layers (-1 unknown) and
+    work (log2 of the step's size against the typical step: tokens where known, else launch grids;
+    NaN unknown), as new columns, and what the reader should know. table: the step table (table.py:
+    name, rank, start_ns, end_ns); step: per op, its step (-1 outside)."""
     n = len(table)
-    ev = name_evidence(table["name"], ctx.vocab)
-    named = np.where(ev["kind"].to_numpy() == "none", "unknown", ev["kind"].to_numpy())
-    tok = ev["tokens"].to_numpy()
-    tokens = np.where(tok > 0, tok, tokens_from_shapes(ctx.trace, ctx.ops, step, n))
+    names = name_evidence(table["name"], ctx.vocab)
+    phys = measure(ctx, step, n)
+    tok = names["tokens"].to_numpy()
+    tokens = np.where(tok > 0, tok, np.where(phys.tokens_shapes > 0, phys.tokens_shapes, phys.rows_grid))
     layers = layers_per_step(ctx.ops, step, n, ctx.attention)
     span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
-    kind, evidence, notes = infer_kinds(named, tokens, span, step, ctx)
-    return {"kind": kind, "kind_evidence": evidence, "tokens": tokens, "layers": layers}, notes
+    kind, evidence, against, notes = infer_kinds(names, tokens, phys, span, step, ctx, table["rank"].to_numpy())
+    return {"kind": kind, "kind_evidence": evidence, "kind_against": against, "tokens": tokens, "layers": layers,
+            "work": _work(tokens, phys.scale, table["rank"].to_numpy())}, notes
 
 
-# --- tokens from shapes --------------------------------------------------------------------------
-
-@lru_cache(maxsize=4096)
-def gemm_rows(op: str, dims: str) -> int:
-    """Rows (tokens) a GEMM op multiplies, from its input dims text; -1 when not a GEMM or unknown."""
-    if op not in GEMM_OPS or not dims:
-        return -1
-    try:
-        d = json.loads(dims)
-    except ValueError:
-        return -1
-    try:
-        if op in ("aten::mm", "aten::_scaled_mm"):
-            return int(d[0][0])
-        if op == "aten::addmm":
-            return int(d[1][0])
-        if op in ("aten::linear", "aten::matmul"):
-            return int(np.prod(d[0][:-1])) if len(d[0]) >= 2 else 1
-        if op in ("aten::bmm", "aten::baddbmm"):
-            x = d[0] if op == "aten::bmm" else d[1]
-            return int(x[0] * x[1])
-    except (IndexError, TypeError, ValueError):
-        return -1
-    return -1
-
-
-def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> np.ndarray:
-    """Tokens per step: the most common row count (ties: the larger) of the GEMM ops whose kernels
-    the step holds, each op counted once; -1 where no GEMM has shapes. step: per op, its step (-1
-    outside)."""
-    out = np.full(nsteps, -1, np.int64)
-    k, c = trace.kernels, trace.cpu_ops
-    if not len(k) or not len(c):
-        return out
-    shaped = ~name_in(c["input_dims"], [""])
-    if not shaped.any():
-        return out
-    kern = (ops["kind"] == "kernel").to_numpy() & (step >= 0)
-    if not kern.any():
-        return out
-    src = ops["src"].to_numpy()[kern]
-    op_id = k["op_id"].to_numpy()[src]
-    has = op_id >= 0
-    if not has.any():
-        return out
-    inst = pd.DataFrame({"rank": k["rank"].to_numpy()[src][has], "ext_id": op_id[has],
-                         "step": step[kern][has]}).drop_duplicates(["rank", "ext_id"])
-    # only GEMM ops have rows (gemm_rows is -1 for the others, which are not counted)
-    shapes = c.loc[shaped & name_in(c["name"], GEMM_OPS), ["rank", "ext_id", "name", "input_dims"]]
-    inst = inst.merge(shapes, on=["rank", "ext_id"], how="inner")
-    if not len(inst):
-        return out
-    pairs = inst[["name", "input_dims"]].astype(str)
-    keys, uniq = pd.factorize(pairs["name"] + "\0" + pairs["input_dims"])
-    rows = np.array([gemm_rows(*u.split("\0", 1)) for u in uniq], np.int64)[keys]
-    g = pd.DataFrame({"step": inst["step"].to_numpy(), "m": rows})
-    g = g[g["m"] > 0]
-    if not len(g):
-        return out
-    cnt = g.groupby(["step", "m"]).size().rename("n").reset_index()
-    best = cnt.sort_values(["step", "n", "m"], ascending=[True, False, False]).drop_duplicates("step")
-    out[best["step"].to_numpy()] = best["m"].to_numpy()
+def _work(tokens: np.ndarray, scale: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """log2 of each step's size against the typical step's of its rank: tokens where every step's
+    of the rank are known, else the launch-grid scale."""
+    out = scale.astype(np.float64, copy=True)
+    for r in np.unique(rank):
+        idx = np.flatnonzero(rank == r)
+        if (tokens[idx] > 0).all():
+            lt = np.log2(tokens[idx].astype(np.float64))
+            out[idx] = lt - np.median(lt)
     return out
 
 
@@ -131,87 +108,261 @@ def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention:
 
 # --- kinds ---------------------------------------------------------------------------------------
 
-Decision = tuple[np.ndarray, str, str]  # (steps, kind, evidence): a rule's verdict on some steps
-
-
 class _Facts(NamedTuple):
-    """What the kind rules read, per step (tokens, span in ns) and per op (step, kernel inside a step)."""
+    """What the votes read: per step (names' evidence, tokens, measurements, span in ns, rank) and
+    per op (step, kernel inside a step)."""
 
+    names: pd.DataFrame
     tokens: np.ndarray
+    phys: Physical
     span: np.ndarray
+    rank: np.ndarray
     sid: np.ndarray
     kern: np.ndarray
     ctx: Context
 
 
-def infer_kinds(named: np.ndarray, tokens: np.ndarray, span: np.ndarray, step: np.ndarray,
-                ctx: Context) -> tuple[np.ndarray, np.ndarray, list[Note]]:
-    """Kinds and their evidence for steps whose name said nothing: (kind, evidence, notes).
+def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: np.ndarray, step: np.ndarray,
+                ctx: Context, rank: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Note]]:
+    """(kind, kind_evidence, kind_against, notes) per step.
 
-    named: per step, the kind its name says ('unknown': nothing); tokens: per step (-1 unknown);
-    span: per step, end - start (ns); step: per op, its step (-1 outside). Each rule, in order,
-    decides some of the steps still unknown."""
-    kind = named.astype(object, copy=True)
-    ev = np.where(kind != "unknown", "name", "").astype(object)
-    notes: list[Note] = []
-    if not (kind == "unknown").any():
-        return kind, ev, notes
-    if ctx.training:
-        notes.append(note("steps.training"))
-        return kind, ev, notes
+    names: names.name_evidence of the steps; tokens: per step (-1 unknown); phys: physical.measure;
+    span: per step, end - start (ns); step: per op, its step (-1 outside); rank: per step (None:
+    one rank). kind_evidence: the sources that agreed, the deciding one first, ", "-joined ("" when
+    unknown); kind_against: "source=kind" of the sources that said another kind, ", "-joined."""
+    n = len(names)
+    rank = np.zeros(n, np.int64) if rank is None else rank
     kern = (ctx.ops["kind"] == "kernel").to_numpy() & (step >= 0)
-    facts = _Facts(tokens.astype(np.int64, copy=False), span, step, kern, ctx)
-    for rule in (_by_tokens, _by_attention, _by_graph_replays, _by_launch_grids, _by_spans):
-        for m, k, why in rule(kind == "unknown", facts):
-            kind[m], ev[m] = k, why
-    inferred = pd.Series(ev[(ev != "name") & (ev != "")]).value_counts()
+    f = _Facts(names, tokens.astype(np.int64, copy=False), phys, span, rank, step, kern, ctx)
+    notes: list[Note] = []
+    votes = {"name (counts)": _by_name(f, "counts"), "name (words)": _by_name(f, "words")}
+    train = _training_steps(f)
+    if not train.all():
+        votes.update({"tokens per sequence": _by_tokens_per_sequence(f), "KV +1 per step": _by_kv_growth(f),
+                      "tokens": _each_rank(f, _by_tokens), "launch grid": _each_rank(f, _by_launch_grids),
+                      "span and tokens": _by_span_and_tokens(f), "attention kernel": _by_attention(f),
+                      "graph replay": _by_graph_replays(f), "span": _each_rank(f, _by_spans)})
+        for s, v in votes.items():
+            if not s.startswith("name"):
+                v[train] = ""  # a training iteration is neither prefill nor decode, whatever it looks like
+    kind, evidence, against = _decide(votes, n)
+    if (train & (kind == "unknown")).any():
+        notes.append(note("steps.training"))
+    # kinds the step names did not say (a name that agreed makes the kind named, whatever decided)
+    named = np.array(["name" in e.split(", ") for e in evidence], dtype=bool)
+    inferred = pd.Series(evidence[(kind != "unknown") & ~named]).map(lambda e: e.split(", ")[0]).value_counts()
     if len(inferred):
         notes.append(note("steps.kinds_inferred", *inferred.index, counts=tuple(inferred.to_numpy())))
-    return kind, ev, notes
+    disputed = against != ""
+    if disputed.any():
+        labels = list(dict.fromkeys(_label(s) for s in ORDER))
+        srcs = sorted({a.split("=")[0] for x in against[disputed] for a in x.split(", ")}, key=labels.index)
+        notes.append(note("steps.kinds_disputed", *srcs, counts=(int(disputed.sum()),)))
+    return kind, evidence, against, notes
 
 
-def _by_tokens(todo: np.ndarray, f: _Facts) -> list[Decision]:
-    """Decode processes one token per sequence, prefill many: a clear split, or uniform small
-    batches over several steps (decode alone)."""
-    tok = f.tokens
-    known = todo & (tok > 0)
+def _training_steps(f: _Facts) -> np.ndarray:
+    """Per step: True where its rank ran a training program (backward kernels or autograd ops)."""
+    train = np.zeros(f.span.size, bool)
+    if not f.ctx.training:
+        return train
+    k = f.ctx.trace.kernels
+    krank = k["rank"].to_numpy()
+    for r in np.unique(f.rank):
+        train[f.rank == r] = training_kernels(k[krank == r])
+    return train
+
+
+def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step the first vote in ORDER; a mixed vote of the attention kernels refines a prefill or
+    decode that physical evidence gave (the engine's counts stand). (kind, evidence, against)."""
+    order = [s for s in ORDER if s in votes]
+    kind = np.full(n, "unknown", dtype=object)
+    first = np.full(n, "", dtype=object)
+    for s in reversed(order):
+        v = votes[s]
+        kind = np.where(v != "", v, kind)
+        first = np.where(v != "", s, first)
+    att = votes.get("attention kernel")
+    if att is not None:
+        refine = (att == "mixed") & (first != "name (counts)") & (kind != "mixed")
+        kind[refine], first[refine] = "mixed", "attention kernel"
+    evidence = np.full(n, "", dtype=object)
+    against = np.full(n, "", dtype=object)
+    for i in np.flatnonzero(kind != "unknown"):
+        k = kind[i]
+        agree = [first[i]] + [s for s in order if s != first[i] and votes[s][i] != "" and (votes[s][i] == k or k == "mixed")]
+        evidence[i] = ", ".join(_label(s) for s in dict.fromkeys(agree))
+        against[i] = ", ".join(f"{_label(s)}={votes[s][i]}" for s in order if votes[s][i] not in ("", k) and k != "mixed")
+    return kind, evidence, against
+
+
+def _label(source: str) -> str:
+    """How kind_evidence names a source: both name sources are the step's name."""
+    return "name" if source.startswith("name") else source
+
+
+def _votes(n: int, *pairs: tuple[np.ndarray, str]) -> np.ndarray:
+    """A vote array ('' no vote) with `kind` where each mask is set (later pairs win)."""
+    out = np.full(n, "", dtype=object)
+    for m, k in pairs:
+        out[m] = k
+    return out
+
+
+def _by_name(f: _Facts, source: str) -> np.ndarray:
+    """What the step's name says (source 'counts': an engine's counts or mode; 'words')."""
+    k = f.names["kind"].to_numpy()
+    ok = (f.names["source"].to_numpy() == source) & np.isin(k, ["prefill", "decode", "mixed"])
+    return np.where(ok, k, "").astype(object)
+
+
+def _by_tokens_per_sequence(f: _Facts) -> np.ndarray:
+    """Query tokens per sequence: from the attention ops' (or the embedding's) shapes, else the
+    step's tokens over the rows of its last GEMM (the lm_head) or of its last row-kernel launch
+    when those are fewer (the last token of each sequence, gathered for the logits). 1: decode;
+    PREFILL_Q or more: prefill."""
+    p = f.phys
+    # the attention ops' query length, unless the GEMMs' rows over the sequences say fewer: code
+    # that packs a KV head's query heads as queries (FlashAttention's GQA decode trick, done in
+    # Python) shows them as the query length
+    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1), np.inf)
+    q = np.where(p.q_shapes > 0, np.minimum(p.q_shapes, per_seq), np.nan)
+    # the GEMMs' rows over the lm_head's (one row per sequence where the engine computes the
+    # logits of each sequence's last token only): vLLM flattens the batch, so neither its
+    # attention nor its embedding shapes count the sequences
+    lm = (p.last_gemm_rows > 0) & (p.tokens_shapes > p.last_gemm_rows)
+    q = np.where(q > 0, q, np.where(lm, p.tokens_shapes / np.maximum(p.last_gemm_rows, 1), np.nan))
+    grid = (p.last_rows > 0) & (p.rows_grid > p.last_rows)
+    q = np.where(q > 0, q, np.where(grid, p.rows_grid / np.maximum(p.last_rows, 1), np.nan))
+    return _votes(q.size, (q == 1, "decode"), (q >= PREFILL_Q, "prefill"))
+
+
+def _by_kv_growth(f: _Facts) -> np.ndarray:
+    """Decode adds one token to every sequence: a step whose queries see one key more than the
+    previous step's (same rank) is a decode."""
+    kv = f.phys.kv_shapes
+    prev = np.r_[-1, kv[:-1]]
+    same = np.r_[False, f.rank[1:] == f.rank[:-1]]
+    return _votes(kv.size, (same & (kv > 0) & (prev > 0) & (kv == prev + 1), "decode"))
+
+
+def _each_rank(f: _Facts, vote: Callable[[_Facts, np.ndarray], np.ndarray]) -> np.ndarray:
+    """A relative vote taken within each rank: a step is compared with its own rank's steps only,
+    so a rank file analysed alone votes as it does inside the whole trace. vote(f, idx): the votes
+    of the steps idx (one rank's)."""
+    out = _votes(f.span.size)
+    for r in np.unique(f.rank):
+        idx = np.flatnonzero(f.rank == r)
+        out[idx] = vote(f, idx)
+    return out
+
+
+def _by_tokens(f: _Facts, idx: np.ndarray) -> np.ndarray:
+    """A clear split of the steps' tokens: steps with 4x the fewest (and PREFILL_Q or more) are
+    prefills, the others decode; uniform small batches over several steps are decode."""
+    tok = f.tokens[idx]
+    known = (tok > 0) & f.phys.model[idx]
     if known.sum() < 2:
-        return []
+        return _votes(tok.size)
     tmin = tok[known].min()
-    big = known & (tok >= 4 * tmin) & (tok >= 16)
-    small = known & ~big
+    big = known & (tok >= 2 ** FACTOR * tmin) & (tok >= PREFILL_Q)
     if big.any() or (tmin <= 256 and known.sum() >= 3):
-        return [(big, "prefill", "tokens"), (small, "decode", "tokens")]
-    return []
+        return _votes(tok.size, (known & ~big & _may_decode(f)[idx], "decode"), (big, "prefill"))
+    return _votes(tok.size)
 
 
-def _by_attention(todo: np.ndarray, f: _Facts) -> list[Decision]:
-    """Attention kernels that run for one kind only; where decodes run decode-only kernels, a
-    forward running none is a prefill."""
-    attention, ops, vocab = f.ctx.attention, f.ctx.ops, f.ctx.vocab
-    if not todo.any() or attention is None or not (f.kern & attention).any():
-        return []
-    n, sid = todo.size, f.sid
-    sel = f.kern & attention
-    codes = ops["name_code"].to_numpy()[sel]
+def _may_decode(f: _Facts) -> np.ndarray:
+    """Steps relative evidence may call decode: a model's forward of at most MAX_DECODE tokens (or
+    an unknown count)."""
+    return f.phys.model & (f.tokens <= MAX_DECODE)
+
+
+def _by_launch_grids(f: _Facts, idx: np.ndarray) -> np.ndarray:
+    """The steps' launch-grid scales fall in two groups 4x apart: the upper are prefills, the lower
+    decode (the same kernels over 4x the tokens launch 4x the blocks)."""
+    sc = f.phys.scale[idx]
+    ok = np.isfinite(sc) & f.phys.model[idx]
+    if ok.sum() < 2:
+        return _votes(sc.size)
+    v = np.sort(sc[ok])
+    gaps = np.diff(v)
+    j = int(np.argmax(gaps))
+    if gaps[j] < FACTOR:
+        return _votes(sc.size)
+    cut = (v[j] + v[j + 1]) / 2
+    return _votes(sc.size, (ok & (sc < cut) & _may_decode(f)[idx], "decode"), (ok & (sc > cut), "prefill"))
+
+
+def _neighbour_median(x: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Per step: the median of x over up to NEIGHBOURS steps on each side of the same rank, the step
+    itself left out (NaN where none is known)."""
+    out = np.full(x.size, np.nan)
+    for r in np.unique(rank):
+        idx = np.flatnonzero(rank == r)
+        v = np.r_[np.full(NEIGHBOURS, np.nan), x[idx].astype(np.float64), np.full(NEIGHBOURS, np.nan)]
+        win = np.lib.stride_tricks.sliding_window_view(v, 2 * NEIGHBOURS + 1).copy()
+        win[:, NEIGHBOURS] = np.nan
+        has = (~np.isnan(win)).any(axis=1)
+        med = np.full(idx.size, np.nan)
+        if has.any():
+            med[has] = np.nanmedian(win[has], axis=1)
+        out[idx] = med
+    return out
+
+
+def _by_span_and_tokens(f: _Facts) -> np.ndarray:
+    """A step twice as long as the median of its neighbours that processed 4x their tokens (or
+    launched 4x their blocks) is a prefill."""
+    n = f.span.size
+    if n < 2:
+        return _votes(n)
+    work = _work(f.tokens, f.phys.scale, f.rank)
+    # a rank with no launch-grid scale and some tokens known compares those tokens
+    blind = pd.Series(np.isnan(work)).groupby(f.rank).transform("all").to_numpy()
+    work = np.where(blind & (f.tokens > 0), np.log2(np.maximum(f.tokens, 1).astype(np.float64)), work)
+    ok = f.phys.model & np.isfinite(work)
+    med_span = _neighbour_median(np.where(f.phys.model, f.span, np.nan), f.rank)
+    med_work = _neighbour_median(np.where(ok, work, np.nan), f.rank)
+    big = ok & (f.span >= 2 * med_span) & (work >= med_work + FACTOR)
+    return _votes(n, (big, "prefill"))
+
+
+def _by_attention(f: _Facts) -> np.ndarray:
+    """Attention kernels that run for one kind only in the engine that ran them (rules/steps.toml
+    [[variant]]): decode, prefill, or mixed when a step runs both."""
+    vocab, n = f.ctx.vocab, f.span.size
+    att = f.ctx.attention
+    if not vocab.variants or att is None or not (f.kern & att).any():
+        return _votes(n)
     cats = f.ctx.trace.kernels["name"].cat.categories
-    uc = np.unique(codes[codes >= 0])
-    dec = {int(c) for c in uc if vocab.decode_attention.search(cats[c])}
-    pre = {int(c) for c in uc if vocab.prefill_attention.search(cats[c])}
-    s_dec = np.bincount(sid[sel][np.isin(codes, list(dec))], minlength=n)[:n] > 0
-    s_pre = np.bincount(sid[sel][np.isin(codes, list(pre))], minlength=n)[:n] > 0
-    s_any = np.bincount(sid[sel], minlength=n)[:n] > 0
-    if s_dec.any():
-        s_pre |= s_any & ~s_dec
-    return [(todo & s_dec & ~s_pre, "decode", "attention kernel"), (todo & s_pre & ~s_dec, "prefill", "attention kernel")]
+    ops = f.ctx.ops
+    all_codes = ops["name_code"].to_numpy()
+    op_rank = ops["rank"].to_numpy()
+    is_kernel = (ops["kind"] == "kernel").to_numpy() & (all_codes >= 0)
+    sel = f.kern & att
+    codes, sel_rank = all_codes[sel], op_rank[sel]
+    has = {"decode": np.zeros(n, bool), "prefill": np.zeros(n, bool)}
+    for r in np.unique(sel_rank):
+        # the engine or library a rule knows must have run on this rank (any of its kernels)
+        every = [str(cats[c]) for c in np.unique(all_codes[is_kernel & (op_rank == r)])]
+        mine = sel_rank == r
+        uc = np.unique(codes[mine & (codes >= 0)])
+        names = [str(cats[c]) for c in uc]
+        for v in vocab.variants:
+            if not any(v.engine.search(x) for x in every):
+                continue
+            hit = [int(c) for c, x in zip(uc, names) if v.kernel.search(x)]
+            if hit:
+                has[v.kind] |= np.bincount(f.sid[sel][mine & np.isin(codes, hit)], minlength=n)[:n] > 0
+    return _votes(n, (has["decode"], "decode"), (has["prefill"], "prefill"), (has["decode"] & has["prefill"], "mixed"))
 
 
-def _by_graph_replays(todo: np.ndarray, f: _Facts) -> list[Decision]:
+def _by_graph_replays(f: _Facts) -> np.ndarray:
     """CUDA-graph replays of the whole model are decode; eager steps among them prefill."""
-    if not todo.any():
-        return []
     ops, kernels = f.ctx.ops, f.ctx.trace.kernels
-    n, sid = todo.size, f.sid
+    n, sid = f.span.size, f.sid
     gk = kernels["graph_id"].notna().to_numpy() if len(kernels) else np.zeros(0, bool)
     graphed = np.zeros(len(ops), bool)
     m = (ops["kind"] == "kernel").to_numpy()
@@ -219,36 +370,24 @@ def _by_graph_replays(todo: np.ndarray, f: _Facts) -> list[Decision]:
     graphed |= (ops["kind"] == "graph").to_numpy()
     inside = sid >= 0
     share = np.bincount(sid[inside & graphed], minlength=n)[:n] / np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
-    if (share >= 0.5).sum() < 2:
-        return []
-    return [(todo & (share >= 0.5), "decode", "graph replay"), (todo & (share < 0.05), "prefill", "eager among graph replays")]
+    # within each rank: replays of the whole model on two steps or more
+    replayed = pd.Series(share >= 0.5).groupby(f.rank).transform("sum").to_numpy() >= 2
+    return _votes(n, (replayed & (share >= 0.5), "decode"), (replayed & (share < 0.05), "prefill"))
 
 
-def _by_launch_grids(todo: np.ndarray, f: _Facts) -> list[Decision]:
-    """A few steps launching far more thread blocks than the typical step are prefills."""
-    if todo.sum() < 3:
-        return []
-    kt, ops, n = f.ctx.trace.kernels, f.ctx.ops, todo.size
-    blocks = kt["grid_x"].to_numpy(np.int64) * kt["grid_y"].to_numpy(np.int64) * kt["grid_z"].to_numpy(np.int64)
-    work = np.bincount(f.sid[f.kern], weights=blocks[ops["src"].to_numpy()[f.kern]], minlength=n)[:n]
-    med = np.median(work[todo])
-    if med <= 0:
-        return []
-    big = todo & (work > 4 * med)
-    rest = todo & ~big
-    if big.any() and rest.sum() >= 2:
-        return [(big, "prefill", "launch grid"), (rest, "decode", "launch grid")]
-    return []
-
-
-def _by_spans(todo: np.ndarray, f: _Facts) -> list[Decision]:
+def _by_spans(f: _Facts, idx: np.ndarray) -> np.ndarray:
     """A few steps far longer than the rest are prefills (a kernel-only trace: a 400 ms prefill
     among 14 ms decodes)."""
-    if todo.sum() < 3:
-        return []
-    med = np.median(f.span[todo])
-    big = todo & (f.span > 4 * med)
-    rest = todo & ~big
-    if big.any() and big.sum() <= rest.sum() / 2:
-        return [(big, "prefill", "span"), (rest, "decode", "span")]
-    return []
+    ok = f.phys.model[idx]
+    n = idx.size
+    if ok.sum() < 3:
+        return _votes(n)
+    span = f.span[idx]
+    med = np.median(span[ok])
+    big = ok & (span > 4 * med)
+    rest = ok & ~big
+    # the long ones are prefills only beside decodes: steps that may be decode (a few thousand
+    # tokens each are something else)
+    if big.any() and big.sum() <= rest.sum() / 2 and (rest <= _may_decode(f)[idx]).all():
+        return _votes(n, (big, "prefill"), (rest, "decode"))
+    return _votes(n)

@@ -127,6 +127,7 @@ def given_kinds(table: pd.DataFrame, described: dict[str, np.ndarray]) -> dict[s
     return dict(described,
                 kind=np.where(known, kind, described["kind"]),
                 kind_evidence=np.where(known, "given", described["kind_evidence"]),
+                kind_against=np.where(known, "", described["kind_against"]),
                 tokens=np.where(tok >= 0, tok, described["tokens"]),
                 layers=np.where(lay >= 0, lay, described["layers"]))
 

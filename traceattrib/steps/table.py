@@ -31,10 +31,38 @@ def step_table(c: Candidate, ctx: Context) -> tuple[pd.DataFrame, np.ndarray, li
         table, start, end, n_ops = table[~empty].reset_index(drop=True), start[~empty], end[~empty], n_ops[~empty]
     table = table.assign(start_ns=start.astype(np.int64), end_ns=end.astype(np.int64), n_ops=n_ops.astype(np.int64))
     table["start_ns"] = host_start(table, from_sync=c.source == "cuda_graphs", ops=ctx.ops)
+    table["outside_ns"] = outside_ranges(table, step, ctx.ops, c.source)
     if not len(table):
         raise TraceError(f"{ctx.trace.meta.get('path', 'trace')}: no GPU work inside any step")
     table["index"] = table.groupby("rank").cumcount()
     return table, step, notes
+
+
+RANGE_SOURCES = ("regex", "annotations", "python_frames")  # steps from ranges on the host
+
+
+def outside_ranges(table: pd.DataFrame, step: np.ndarray, ops: pd.DataFrame, source: str) -> np.ndarray:
+    """Per step: how much of its span (ns) lies outside what its range holds, when the steps come
+    from host ranges that were widened to the whole iteration (windows.py): the span before the
+    range opened and after the last op launched inside the range ended (sampling, host work up to
+    the next forward). 0 for a step that holds only its range's work; -1 when the steps do not
+    come from ranges (CUDA graphs, detection, the whole trace). step: per op, its row (-1 outside)."""
+    n = len(table)
+    if source not in RANGE_SOURCES:
+        return np.full(n, -1, np.int64)
+    start, end = table["start_ns"].to_numpy(np.int64), table["end_ns"].to_numpy(np.int64)
+    cs, ce = table["cpu_start_ns"].to_numpy(np.int64), table["cpu_end_ns"].to_numpy(np.int64)
+    inside = step >= 0
+    s = step[inside]
+    launch = ops["launch_start_ns"].to_numpy(np.int64)[inside]
+    t = np.where(launch >= 0, launch, ops["start_ns"].to_numpy(np.int64)[inside])
+    own = (t >= cs[s]) & (t <= ce[s])
+    own_end = np.full(n, np.iinfo(np.int64).min)
+    np.maximum.at(own_end, s[own], ops["end_ns"].to_numpy(np.int64)[inside][own])
+    lo = np.clip(cs, start, end)
+    hi = np.clip(own_end, lo, end)
+    out = (end - start) - (hi - lo)
+    return np.where(table["gpu_side"].to_numpy(bool), 0, out).astype(np.int64)
 
 
 def gpu_windows(step: np.ndarray, ops: pd.DataFrame, nsteps: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,5 +1,7 @@
 """The step vocabulary (`rules/steps.toml`): annotation families, Python frames, graph-launch and
-synchronizing call names, kind words. Parsed once per process; callers may pass their own."""
+synchronizing call names, kind words, kernels whose grids count rows, attention kernels that run
+for one kind only; and the attention-op layouts of `rules/ops.toml`. Parsed once per process;
+callers may pass their own."""
 from __future__ import annotations
 
 import re
@@ -20,6 +22,17 @@ class Family:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """An attention kernel that runs for one kind of token only (`kind`: decode | prefill) in the
+    engine whose kernels `engine` matches."""
+
+    name: str
+    kernel: re.Pattern
+    kind: str
+    engine: re.Pattern
+
+
+@dataclass(frozen=True)
 class Vocab:
     families: tuple[Family, ...]
     frames: tuple[tuple[str, re.Pattern], ...]
@@ -27,8 +40,8 @@ class Vocab:
     sync: re.Pattern
     kind_words: dict[str, re.Pattern]       # prefill / decode / mixed -> regex over names
     modes: dict[str, frozenset[str]]        # prefill / decode / mixed / none -> SGLang mode names
-    decode_attention: re.Pattern
-    prefill_attention: re.Pattern
+    rows: re.Pattern                        # kernels launching one block per row (grid x = rows)
+    variants: tuple[Variant, ...]
     exclude: re.Pattern
 
 
@@ -40,6 +53,7 @@ def parse_vocab(text: str) -> Vocab:
 def _compile(doc: rules.StepsFile) -> Vocab:
     """The vocabulary with its regexes compiled."""
     k = doc.kinds
+    rows = "|".join(f"(?:{r.kernel})" for r in doc.rows) or r"(?!)"
     return Vocab(
         families=tuple(Family(f.name, f.framework, re.compile(f.regex), f.forward) for f in doc.family),
         frames=tuple((f.name, re.compile(f.regex)) for f in doc.frame),
@@ -48,8 +62,8 @@ def _compile(doc: rules.StepsFile) -> Vocab:
         kind_words={w: re.compile(getattr(k, w), re.I) for w in ("prefill", "decode", "mixed")},
         modes={"prefill": frozenset(k.prefill_modes), "decode": frozenset(k.decode_modes),
                "mixed": frozenset(k.mixed_modes), "none": frozenset(k.no_forward_modes)},
-        decode_attention=re.compile(k.decode_attention, re.I),
-        prefill_attention=re.compile(k.prefill_attention, re.I),
+        rows=re.compile(rows),
+        variants=tuple(Variant(v.name, re.compile(v.kernel), v.kind, re.compile(v.engine)) for v in doc.variant),
         exclude=re.compile(doc.exclude.regex),
     )
 
@@ -63,3 +77,20 @@ def default_vocab() -> Vocab:
 def gemm_token_ops() -> tuple[str, ...]:
     """The GEMM ops whose rows are a step's tokens (rules/ops.toml, `tokens = true`)."""
     return tuple(g.op for g in rules.load("ops", rules.OpsFile).gemm if g.tokens)
+
+
+@dataclass(frozen=True)
+class AttentionLayouts:
+    """rules/ops.toml's attention ops by Q/K/V layout: bhld [batch, heads, len, dim], blhd [batch,
+    len, heads, dim], varlen [tokens, heads, dim] with cu_seqlens [sequences + 1] as input 3."""
+
+    bhld: re.Pattern
+    blhd: re.Pattern
+    varlen: re.Pattern
+
+
+@lru_cache(maxsize=1)
+def attention_layouts() -> AttentionLayouts:
+    """The packaged attention-op layouts (rules/ops.toml)."""
+    a = rules.load("ops", rules.OpsFile).attention
+    return AttentionLayouts(re.compile(a.bhld), re.compile(a.blhd), re.compile(a.varlen))

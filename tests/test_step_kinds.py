@@ -1,0 +1,363 @@
+"""Step kinds from what the GPU did (shapes, launch grids, KV growth, spans) first, names and
+engine-known kernel variants second, on the real fixtures and on edits of them that reproduce
+what other engines write (tests/edits.py): vLLM V1's one varlen FlashAttention-3 kernel for
+every batch, vLLM V1 on ROCm launching its paged decode kernel in prefill steps too, a capture of
+one forward, a FlashInfer mixed batch."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import edits
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from traceattrib import analyze, classify, steps
+from traceattrib.ingest import read
+from traceattrib.render.notes import texts
+from traceattrib.steps import kinds as kinds_mod
+from traceattrib.steps.vocab import parse_vocab
+from traceattrib.vocab import packaged_text
+
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, summary_of
+
+# every fixture with per-step truth, and the kind of each of its steps: the capture scripts' own
+# (serve_*, hf_generate) or their step names (prefill, decode_step_N); idle_causes is not a model
+FIXTURE_FILES = {
+    "hf_generate_torch": "hf_generate_torch.pt.trace.json.gz",
+    "hybrid_eager_torch_stack": "hybrid_eager_torch_stack.pt.trace.json.gz",
+    "hybrid_graph_torch": "hybrid_graph_torch.pt.trace.json.gz",
+    "idle_causes_nsys": "idle_causes_nsys.sqlite",
+    "idle_causes_sampled_nsys": "idle_causes_sampled_nsys.sqlite",
+    "idle_causes_torch": "idle_causes_torch.pt.trace.json.gz",
+    "layers_eager_nsys_nvtx": "layers_eager_nsys_nvtx.sqlite",
+    "layers_eager_torch_plain": "layers_eager_torch_plain.pt.trace.json.gz",
+    "layers_eager_torch_stack": "layers_eager_torch_stack.pt.trace.json.gz",
+    "layers_graph_nsys": "layers_graph_nsys.sqlite",
+    "layers_graph_torch": "layers_graph_torch.pt.trace.json.gz",
+    "llama_eager_nsys": "llama_eager_nsys.sqlite",
+    "llama_eager_torch": "llama_eager_torch.pt.trace.json.gz",
+    "llama_graph_nsys": "llama_graph_nsys.sqlite",
+    "llama_graph_nsys_node": "llama_graph_nsys_node.sqlite",
+    "llama_graph_torch": "llama_graph_torch.pt.trace.json.gz",
+    "moe_eager_torch_stack": "moe_eager_torch_stack.pt.trace.json.gz",
+    "moe_graph_torch": "moe_graph_torch.pt.trace.json.gz",
+    "repeat_eager_a1": "repeat_eager_a1.pt.trace.json.gz",
+    "repeat_eager_a2": "repeat_eager_a2.pt.trace.json.gz",
+    "repeat_graph_b1": "repeat_graph_b1.pt.trace.json.gz",
+    "repeat_graph_b2": "repeat_graph_b2.pt.trace.json.gz",
+    "serve_eager_noann_torch": "serve_eager_noann_torch.pt.trace.json.gz",
+    "serve_full_noann_torch": "serve_full_noann_torch.pt.trace.json.gz",
+    "serve_piecewise_noann_nsys": "serve_piecewise_noann_nsys.sqlite",
+    "serve_piecewise_noann_torch": "serve_piecewise_noann_torch.pt.trace.json.gz",
+    "serve_piecewise_nsys": "serve_piecewise_nsys.sqlite",
+    "serve_piecewise_torch": "serve_piecewise_torch.pt.trace.json.gz",
+    "tp2_eager_nsys": "tp2_eager_nsys.sqlite",
+    "tp2_eager_torch": "tp2_eager_torch",
+    "tp2_graph_torch": "tp2_graph_torch",
+}
+
+
+def truth(name: str) -> list[dict]:
+    paths = sorted(FIXTURES.glob(f"{name}.steps.json")) or sorted(FIXTURES.glob(f"{name}.rank0.steps.json"))
+    return json.load(open(paths[0]))["steps"]
+
+
+def truth_kinds(name: str) -> list[str]:
+    if name.startswith("idle_causes"):
+        return ["unknown"] * len(truth(name))
+    return [s.get("kind") or ("prefill" if s["name"] == "prefill" else "decode") for s in truth(name)]
+
+
+def load(name: str):
+    return read(str(FIXTURES / FIXTURE_FILES[name]))
+
+
+def kinds_by_rank(rep) -> dict[int, list[str]]:
+    return {int(r): list(g["kind"]) for r, g in rep.steps.groupby("rank")}
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURE_FILES))
+def test_every_fixture_gets_its_true_kinds_from_physical_evidence(name):
+    """The fixtures' step names renamed step_<i> (same windows, no kind words, no counts): the
+    kinds still come out right, from shapes, launch grids, KV growth, spans and graph replays;
+    and with the names, every source agrees (nothing in kind_against)."""
+    want = truth_kinds(name)
+    named = analyze(load(name))
+    for r, got in kinds_by_rank(named).items():
+        assert got == want, r
+    assert (named.steps["kind_against"] == "").all()
+    rep = analyze(edits.neutral_step_names(load(name)))
+    assert len(rep.steps) == len(named.steps)
+    for r, got in kinds_by_rank(rep).items():
+        assert got == want, (r, list(rep.steps["kind_evidence"]))
+    ev = rep.steps["kind_evidence"].to_numpy()
+    assert not any(e.startswith("name") for e in ev)  # the names said nothing
+    # a prefill is slow because it holds more tokens: never a warm-up step or an outlier
+    pre = rep.steps[rep.steps["kind"] == "prefill"]
+    assert not pre["warmup"].any() and not pre["outlier"].any()
+
+
+@pytest.mark.parametrize("name", ["serve_piecewise_torch", "serve_eager_noann_torch", "hf_generate_torch",
+                                  "serve_piecewise_nsys", "serve_piecewise_noann_nsys"])
+def test_tokens_from_names_shapes_or_launch_grids(name):
+    """Tokens per step: from the name's counts, the GEMMs' rows, else the row kernels' grids (the
+    nsys exports have no shapes: the embedding and position gathers launch one block per token)."""
+    rep = analyze(load(name))
+    want = [s["tokens"] for s in truth(name)]
+    assert list(rep.steps["tokens"]) == want
+    if name.endswith("noann_nsys"):
+        assert list(analyze(edits.neutral_step_names(load(name))).steps["tokens"]) == want
+
+
+def test_layers_nsys_tokens_from_layer_norm_grids():
+    """nsys demangles torch's anonymous namespace as <unnamed>: the rms_norm kernel (one block per
+    row) still counts rows: 16 sequences x 128 prompt tokens, then 16 per decode step."""
+    rep = analyze(load("layers_eager_nsys_nvtx"))
+    assert list(rep.steps["tokens"]) == [2048] + [16] * 6
+
+
+# --- what other engines write ------------------------------------------------------------------
+
+def _vllm_fa3(name: str, shapes: bool = False):
+    """The fixture as vLLM V1 on Hopper would show it: no step names, every attention kernel (the
+    prefill's, the decodes' split-KV kernels) one persistent varlen FA3 kernel, the split-KV
+    combine kernels FA3's combine kernel."""
+    t = edits.without_names(load(name))
+    if not shapes:
+        t = edits.without_shapes(t)
+    att = edits.attention_rows(t)
+    comb = t.kernels["name"].astype(str).str.contains("combine").to_numpy()
+    t = edits.rename_kernels(t, att & ~comb, edits.FA3_VARLEN, grid=(edits.H100_SMS, 1, 1))
+    return edits.rename_kernels(t, att & comb, edits.FA3_COMBINE)
+
+
+@pytest.mark.parametrize("name", ["serve_piecewise_noann_nsys", "serve_eager_noann_torch", "serve_full_noann_torch",
+                                  "llama_eager_nsys", "llama_graph_nsys_node"])
+def test_one_varlen_kernel_for_every_batch_is_not_a_prefill_kernel(name):
+    """vLLM V1 TP=4 on H100 (FA3 varlen for prefill, decode and mixed batches) was called all
+    prefill, its real prefill flagged an outlier. Here every attention kernel of a real trace is
+    that one kernel with a fixed grid: the first step is the only prefill, from launch grids (and
+    tokens), and it is neither warm-up nor outlier."""
+    rep = analyze(_vllm_fa3(name))
+    st = rep.steps
+    want = truth_kinds(name)
+    assert list(st["kind"]) == want
+    assert not any("attention kernel" in e for e in st["kind_evidence"])
+    assert all("launch grid" in e for e in st["kind_evidence"])
+    pre = st[st["kind"] == "prefill"]
+    assert len(pre) == 1 and not pre["warmup"].any() and not pre["outlier"].any()
+    assert summary_of(rep)["by_kind"]["prefill"]["summarized_steps"] == 1
+
+
+def test_paged_decode_kernel_in_the_prefill_step_does_not_make_it_a_decode():
+    """vLLM V1 on MI300X (its paged decode kernel launched over every sequence, prefill steps
+    included) was called all decode. Here the decodes' attention is that kernel, the prefill's
+    attention half that kernel, half the Triton prefill kernel: kinds from launch grids."""
+    t = edits.without_shapes(edits.without_names(load("serve_eager_noann_torch")))
+    att = edits.attention_rows(t)
+    first = analyze(t).kernels["step"].to_numpy() == 0
+    pre = np.flatnonzero(att & first)
+    t = edits.rename_kernels(t, att & ~first, edits.ROCM_PAGED_DECODE)
+    mask = np.zeros(len(att), bool)
+    mask[pre[::2]] = True
+    t = edits.rename_kernels(t, mask, edits.ROCM_PAGED_DECODE)
+    mask[:] = False
+    mask[pre[1::2]] = True
+    t = edits.rename_kernels(t, mask, edits.ROCM_PREFILL)
+    st = analyze(t).steps
+    assert list(st["kind"]) == ["prefill"] + ["decode"] * 10
+    assert not st["warmup"].iloc[0] and not st["outlier"].iloc[0]
+
+
+def _iteration_window(rep, i: int) -> tuple[int, int]:
+    """[start, end) of step i's whole iteration: from its start to the next step's (the logits and
+    sampling after the forward included) or to its last GPU op's end when that comes later (the
+    host opens the next step while the GPU finishes this one): what a capture of that iteration
+    alone holds."""
+    s = rep.steps
+    start = np.minimum(s["start_ns"].to_numpy(), s["cpu_start_ns"].to_numpy())
+    end = int(s["end_ns"].iloc[i]) + 1
+    return int(start[i]), max(int(start[i + 1]), end) if i + 1 < len(s) else end
+
+
+@pytest.mark.parametrize("name,index,kind,source", [
+    ("serve_piecewise_noann_nsys", 0, "prefill", "tokens per sequence"),  # grids: 512 tokens, 4 gathered
+    ("llama_eager_torch", 0, "prefill", "tokens per sequence"),           # shapes: 256 queries, 1 sequence
+    ("hf_generate_torch", 0, "prefill", "tokens per sequence"),           # shapes: 2 sequences x 64
+    ("hf_generate_torch", 5, "decode", "tokens per sequence"),            # shapes: 1 query per sequence
+    ("serve_eager_noann_torch", 3, "decode", "tokens per sequence"),      # shapes: 4 tokens, 4 sequences
+    ("llama_eager_nsys", 0, "unknown", ""),  # 256 rows, no sequence count: nothing says how many sequences
+])
+def test_a_capture_of_one_forward_gets_its_kind(name, index, kind, source):
+    """A trace of a single forward (vLLM on B200, one 888-token forward, was `unknown`): the kind
+    from tokens per sequence, when the trace says it."""
+    full = analyze(load(name))
+    t = edits.without_names(load(name))
+    one = edits.window(t, *_iteration_window(full, index))
+    st = analyze(one).steps
+    assert len(st) == 1
+    assert st["kind"].iloc[0] == kind
+    assert st["kind_evidence"].iloc[0].split(", ")[0] == source
+
+
+@pytest.mark.parametrize("name,index,kind", [("llama_eager_torch", 0, "prefill"), ("hf_generate_torch", 0, "prefill"),
+                                             ("hf_generate_torch", 5, "unknown"), ("serve_piecewise_torch", 0, "prefill"),
+                                             ("serve_eager_noann_torch", 4, "unknown")])
+def test_one_forward_with_flattened_tokens_counts_sequences_by_the_lm_head(name, index, kind):
+    """vLLM V1's shapes count no sequences (1-D token ids, a custom attention op): the lm_head,
+    which multiplies one row per sequence (the last token of each), does. A capture of one
+    iteration with shapes on the GEMMs only: llama 256 tokens / 1 row, hf_generate 128 / 2, serve
+    512 / 4 are prefills. A lone decode (2 / 2; 4 / 4 eager) stays unknown: as many rows as tokens is
+    also what an engine that computes every token's logits shows."""
+    full = analyze(load(name))
+    t = edits.gemm_shapes_only(edits.without_names(load(name)))
+    st = analyze(edits.window(t, *_iteration_window(full, index))).steps
+    assert len(st) == 1 and st["kind"].iloc[0] == kind
+    assert st["kind_evidence"].iloc[0].split(", ")[0] == ("tokens per sequence" if kind == "prefill" else "")
+    assert st["tokens"].iloc[0] == full.steps["tokens"].iloc[index]
+
+
+def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():
+    """A chunked-prefill batch under FlashInfer runs the ragged prefill kernel for the new tokens
+    and the decode kernel for the running sequences in one forward: mixed."""
+    t = edits.without_shapes(edits.without_names(load("serve_eager_noann_torch")))
+    att = edits.attention_rows(t)
+    first = analyze(t).kernels["step"].to_numpy() == 0
+    pre = np.flatnonzero(att & first)
+    t = edits.rename_kernels(t, att & ~first, edits.FLASHINFER_DECODE)
+    mask = np.zeros(len(att), bool)
+    mask[pre[::2]] = True
+    t = edits.rename_kernels(t, mask, edits.FLASHINFER_RAGGED)
+    mask[:] = False
+    mask[pre[1::2]] = True
+    t = edits.rename_kernels(t, mask, edits.FLASHINFER_DECODE)
+    st = analyze(t).steps
+    assert list(st["kind"]) == ["mixed"] + ["decode"] * 10
+    assert st["kind_evidence"].iloc[0].startswith("attention kernel")
+    assert "attention kernel" in st["kind_evidence"].iloc[1]
+    # the rule counts only where its engine ran: a vocabulary whose FlashInfer marker matches
+    # nothing leaves the kernels unread
+    text = packaged_text("steps").replace("engine = '\\bflashinfer::'", "engine = 'no engine by this name'")
+    vocab = parse_vocab(text)
+    buckets = classify.classify_kernels(t.kernels, classify.load_rules())["bucket"]
+    got = steps.find_steps(t, kernel_buckets=buckets, vocab=vocab).table
+    assert list(got["kind"]) == ["prefill"] + ["decode"] * 10
+    assert not any("attention kernel" in e for e in got["kind_evidence"])
+
+
+def test_evidence_that_disagrees_is_listed():
+    """A step named decode whose GPU work is a prefill: the physical evidence decides and the name
+    is listed against it."""
+    t = load("llama_eager_torch")
+    r = t.ranges.copy()
+    names = r["name"].astype(str).to_numpy().astype(object)
+    names[names == "prefill"] = "decode_step_first"
+    r["name"] = pd.Categorical(names)
+    rep = analyze(dataclasses.replace(t, ranges=r))
+    s = rep.steps.iloc[0]
+    assert s["kind"] == "prefill" and s["kind_against"] == "name=decode"
+    assert s["kind_evidence"].startswith("tokens per sequence")
+    assert any("1 step(s) where some evidence said another kind (name" in n for n in texts(rep.notes))
+
+
+# --- other people's traces ---------------------------------------------------------------------
+
+@needs_shared
+def test_public_hf_forward_of_16_sequences_is_a_prefill():
+    """TraceLens H100 HF Qwen1.5-0.5B: one forward of 16 sequences x 559 tokens (attention
+    queries = keys = 559), no kind in its name: a prefill."""
+    st = analyze(read(str(PUBLIC / "tracelens_h100_qwen15_05b_hf_eager.json.gz"))).steps
+    assert list(st["kind"]) == ["prefill"] and st["tokens"].iloc[0] == 8944
+    assert st["kind_evidence"].iloc[0] == "tokens per sequence"
+
+
+@needs_shared
+def test_public_vllm_capture_tokens_from_the_cache_write_grid():
+    """vLLM on MI300X, graph capture: the KV-cache write launches one block per token (8192, what
+    the shapes say); a dummy forward with no sequence count gets no kind."""
+    st = analyze(read(str(PUBLIC / "tracelens_mi300_vllm_graph_capture.json.gz"))).steps
+    assert st["tokens"].iloc[0] == 8192 and st["kind"].iloc[0] == "unknown"
+
+
+@needs_shared
+@pytest.mark.parametrize("name", ["cestwc_balinski-and-gomory-cuda__ddb2578__report13.sqlite",
+                                  "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite"])
+def test_public_programs_that_are_not_serving_get_no_kind(name):
+    """A graph algorithm (no GEMM or attention kernels) and a model whose every step holds 2500
+    rows: neither prefill nor decode."""
+    path = NSYS_VERSIONS / name
+    if not path.exists():
+        pytest.skip("absent")
+    st = analyze(read(str(path))).steps
+    assert set(st["kind"]) == {"unknown"}
+
+
+# --- the decision itself -----------------------------------------------------------------------
+
+VOTE = st.sampled_from(["", "", "prefill", "decode", "mixed"])
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.lists(VOTE, min_size=len(kinds_mod.ORDER), max_size=len(kinds_mod.ORDER)), min_size=1, max_size=6))
+def test_the_first_vote_decides_and_the_rest_are_sorted_for_or_against(rows):
+    votes = {s: np.array([r[i] for r in rows], dtype=object) for i, s in enumerate(kinds_mod.ORDER)}
+    kind, ev, against = kinds_mod._decide(votes, len(rows))
+    for j, r in enumerate(rows):
+        said = [(s, v) for s, v in zip(kinds_mod.ORDER, r) if v]
+        if not said:
+            assert kind[j] == "unknown" and ev[j] == "" and against[j] == ""
+            continue
+        first_src, first_kind = said[0]
+        refine = votes["attention kernel"][j] == "mixed" and first_src != "name (counts)"
+        assert kind[j] == ("mixed" if refine else first_kind)
+        assert ev[j].split(", ")[0] == kinds_mod._label("attention kernel" if refine and first_kind != "mixed"
+                                                          else first_src)
+        for a in filter(None, against[j].split(", ")):
+            assert a.split("=")[1] != kind[j]
+        if kind[j] == "mixed":
+            assert against[j] == ""
+
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(st.integers(min_value=1, max_value=10), st.integers(min_value=1, max_value=9))
+def test_launch_grid_scale_moves_with_the_step_grids(bits, index):
+    """Multiply one decode step's launch grids by 2**bits: its scale rises by `bits` and the other
+    decode steps' stay (the median over steps of each kernel holds)."""
+    from traceattrib.steps import physical
+
+    t = load("serve_eager_noann_torch")
+    buckets = classify.classify_kernels(t.kernels, classify.load_rules())["bucket"]
+    base = steps.find_steps(t, kernel_buckets=buckets)
+    step = base.ops["step"].to_numpy()
+    s0 = physical.grid_scale(t, base.ops, step, len(base.table))
+    k = t.kernels.copy()
+    kstep = np.full(len(k), -1)
+    m = (base.ops["kind"] == "kernel").to_numpy()
+    kstep[base.ops["src"].to_numpy()[m]] = step[m]
+    sel = kstep == index
+    k["grid_x"] = np.where(sel, k["grid_x"].to_numpy().astype(np.int64) * 2 ** bits, k["grid_x"]).astype(np.int64)
+    t2 = dataclasses.replace(t, kernels=k)
+    s1 = physical.grid_scale(t2, base.ops, step, len(base.table))
+    assert s1[index] == pytest.approx(s0[index] + bits)
+    decodes = (np.arange(len(s0)) != index) & (np.arange(len(s0)) > 0)
+    assert np.allclose(s1[decodes], s0[decodes])
+
+
+def test_engine_counts_of_both_kinds_make_a_mixed_step():
+    """vLLM names a chunked-prefill batch by its counts (context and generation requests in one
+    forward): the first step of a real trace renamed so is mixed, decided by the name; the GPU's
+    evidence (a prefill's tokens) does not contradict a batch that holds both."""
+    t = load("serve_piecewise_torch")
+    r = t.ranges.copy()
+    names = r["name"].astype(str).to_numpy().astype(object)
+    names[names == "execute_context_4(512)_generation_0(0)"] = "execute_context_1(509)_generation_3(3)"
+    r["name"] = pd.Categorical(names)
+    st = analyze(dataclasses.replace(t, ranges=r)).steps
+    assert list(st["kind"]) == ["mixed"] + ["decode"] * 10
+    assert st["kind_evidence"].iloc[0].split(", ")[0] == "name" and st["kind_against"].iloc[0] == ""
+    assert st["tokens"].iloc[0] == 512
