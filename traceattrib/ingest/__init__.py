@@ -40,10 +40,19 @@ def detect(path: str) -> str:
 
 
 def rank_files(directory: str) -> list[str]:
+    """The torch.profiler traces of a directory of per-rank files, in name order. A file there that
+    is not one (an Nsight Systems export named *.json, say) is a TraceError: ranks read from one
+    clock and from per-file clocks cannot be merged."""
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
                    if f.endswith(TORCH_SUFFIXES) and os.path.isfile(os.path.join(directory, f)))
     if not files:
         raise TraceError(f"{directory}: directory holds no torch.profiler traces (*.json, *.json.gz)")
+    for f in files:
+        fmt = detect(f)
+        if fmt != "torch":
+            what = "an Nsight Systems report" if fmt == "nsys-rep" else "an Nsight Systems export"
+            raise TraceError(f"{f}: {what}, not a torch.profiler trace; a directory of rank files holds "
+                             "torch.profiler traces only (give an Nsight Systems file on its own)")
     return files
 
 
