@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from msgspec import UNSET
 
-from . import attribute, classify, collectives, comm, findings, idle, sol, timeline
+from . import attribute, classify, collectives, comm, findings, idle, integrity, sol, timeline
 from . import layers as inside_analysis
 from .concurrency import beside
 from .errors import TraceError
@@ -27,7 +27,7 @@ from .links import Link
 from .model import Trace
 from .notes import Note, note
 from .notes import merge as merge_notes
-from .report import KINDS, Headline, KindSummary, RankKindSummary, Summary
+from .report import KINDS, Headline, Integrity, KindSummary, RankKindSummary, Summary
 from .stats import kind_steps
 from .stats import steady as _steady
 
@@ -75,6 +75,7 @@ class RankResult:
     shown: pd.DataFrame | None = None
     detail: pd.DataFrame | None = None
     inside: inside_analysis.Times | None = None
+    integrity: pd.DataFrame | None = None
     kernels: pd.DataFrame | None = None
     memops: pd.DataFrame | None = None
 
@@ -82,7 +83,7 @@ class RankResult:
         """The same result under another rank id (rank files renumbered by file order)."""
         tabs = {n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, getattr(self, n)["rank"].dtype))
                 if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
-                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail")
+                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail", "integrity")
                 if getattr(self, n) is not None}
         if self.inside is not None:
             tabs["inside"] = self.inside.relabel(rank)
@@ -232,6 +233,8 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         ic = idling.result()  # per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
+    checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
+    bd.steps["integrity"] = checks.flags
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
@@ -249,7 +252,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                      shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
                                          "why": shown["why"].to_numpy()}),
-                     detail=detail, inside=inside)
+                     detail=detail, inside=inside, integrity=checks.table)
     if keep_ops:
         res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
                                             "step": kstep}), perm.get("kernels"))
@@ -443,7 +446,9 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
         notes += idle.explain_notes(tab, labels, any(r.has_launches for r in results))
     cr = comm.analyze_instances(_instances(results, meta), tab, buckets, meta, link=link, what_if_links=what_if_links)
     inside = inside_analysis.concat([r.inside for r in results if r.inside is not None])
-    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers, inside)
+    integ, integ_notes = _integrity(results, tab, cr, meta)
+    notes += integ_notes
+    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers, inside, integ)
     notes += comm.summary_notes(cr, summary.kind)
     main = summary.main()
     if main is not None and "other" in main.attribution.bucket_share:
@@ -460,10 +465,22 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
                   shown=shown, detail=detail, inside=inside)
 
 
+def _integrity(results: list[RankResult], tab: pd.DataFrame, cr: comm.CommResult,
+               meta: dict[str, Any]) -> tuple[Integrity, list[Note]]:
+    """Every rank's integrity checks and the clocks' across ranks as the report's section; the
+    step table's `integrity` column gains the steps the clocks affect."""
+    clocks, hit = integrity.clock_check(cr.instances, tab, meta.get("format") == "nsys")
+    if len(tab):
+        flags = tab["integrity"].to_numpy(object) if "integrity" in tab else np.full(len(tab), "", object)
+        tab["integrity"] = integrity.with_flag(np.where(pd.isna(flags), "", flags), hit, "clocks")
+    frames = [r.integrity for r in results if r.integrity is not None and len(r.integrity)] + [clocks]
+    return integrity.section(pd.concat(frames, ignore_index=True), tab)
+
+
 def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], labels: pd.DataFrame | None,
               cr: comm.CommResult, evidence: str = "none", why: Note | None = None,
               what_if: dict[str, float] | None = None, layers: int | None = None,
-              inside: inside_analysis.Times | None = None) -> Summary:
+              inside: inside_analysis.Times | None = None, integrity: Integrity | None = None) -> Summary:
     """The report's summary from the step table of every rank, its per-step collectives, the idle
     labels, the communication result and the layer and module times: every analysis's section per
     kind, per rank (2+ ranks), the job and link figures, what to fix first and the ceiling.
@@ -478,6 +495,7 @@ def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], 
         by_rank={r: _rank_summary(tab, colls, r, buckets, what_if, layers, cr) for r in ranks}
         if len(ranks) > 1 else UNSET,
         kind=main, headline=_headline(by_kind[main]) if main else None, evidence=evidence, evidence_why=why,
+        integrity=integrity,
         job=cr.job or UNSET,
         link=cr.link if cr.link is not None else UNSET, interconnect_fit=cr.fit or UNSET,
         what_if_link=cr.what_if or UNSET,

@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 # from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-FORMAT_VERSION = 6  # 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries
+FORMAT_VERSION = 7  # 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries;
+# 7: the readers' integrity evidence in the meta (rows dropped, profiler messages, overhead events)
 BLOB_MAGIC = b"TAres03\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
 

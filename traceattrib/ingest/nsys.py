@@ -78,6 +78,7 @@ class _Reader:
         self.started = started
         self.path = src.path
         self.warnings: list[str] = []
+        self.dropped: dict[str, int] = {}  # table -> rows dropped as unplaceable (integrity.py reads it)
         self._strings: tuple[np.ndarray, pa.Array] | None = None
 
     # -- validation -----------------------------------------------------------------------------
@@ -100,6 +101,7 @@ class _Reader:
         nbad = int(bad.sum())
         if not nbad:
             return None
+        self.dropped[table] = self.dropped.get(table, 0) + nbad
         why = [f"{k} {what}" for k, what in ((int(null.sum()), "with a NULL time or device"),
                                              (int((backwards & ~huge).sum()), "with end < start"),
                                              (int(huge.sum()), "with a time below 0 or beyond 2**62 ns")) if k]
@@ -259,6 +261,7 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
             cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
                 else samples
         meta = _meta(r, kernels)
+        meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": _diagnostics(src)}
         nccl = reading_nccl.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -568,6 +571,32 @@ def _meta(r: _Reader, kernels: pd.DataFrame) -> dict:
     meta["devices"] = used
     meta["gpus"] = [gpus.get(d, f"device {d}") for d in used]
     return meta
+
+
+DIAGNOSTIC_TABLE = "DIAGNOSTIC_EVENT"
+DIAGNOSTIC_KEEP = 20  # distinct warning/error messages kept in the meta, each cut to 300 characters
+
+
+def _diagnostics(src: SqliteSource) -> list[str]:
+    """The profiler's own warning and error messages (DIAGNOSTIC_EVENT severity 2-3), distinct, in
+    time order: where nsys says it lost records. Unreadable rows are left out: this is evidence
+    about the capture, never a reason to refuse the file."""
+    t = DIAGNOSTIC_TABLE
+    if not src.has(t) or not {"severity", "text"} <= set(src.columns(t)):
+        return []
+    order = ' order by "timestamp"' if "timestamp" in src.columns(t) else ""
+    try:
+        rows = src.rows(f'select "text" from "{t}" where "severity" in (2, 3){order} limit 10000', t)
+    except TraceError:
+        return []
+    out = []
+    for (v,) in rows:
+        text = _str(v)
+        if text and text not in out:
+            out.append(" ".join(text.split())[:300])
+        if len(out) >= DIAGNOSTIC_KEEP:
+            break
+    return out
 
 
 def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:

@@ -153,11 +153,26 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
         "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
         "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
         "notes": list(c.get("warnings", [])),
+        "integrity": {**c.get("integrity", {}), "overhead": _overhead(start, end, namev, _is(catv, "overhead"))},
     }
     if c.get("warnings"):
         meta["warnings"] = list(c["warnings"])
     return Trace(kernels=kern, memops=mem, launches=launches, ranges=rng, graphs=empty(GRAPH_COLUMNS),
                  cpu_ops=cpu_ops, meta=meta)
+
+def _overhead(start: np.ndarray, end: np.ndarray, names: pd.Categorical, rows: np.ndarray) -> dict:
+    """The profiler's overhead events: count and time per name (integrity.py reads them)."""
+    if not rows.any():
+        return {}
+    codes = np.asarray(names.codes)[rows]
+    dur = (end - start)[rows]
+    out = {}
+    for code in np.unique(codes):
+        m = codes == code
+        name = str(names.categories[code]) if code >= 0 else ""
+        out[name] = {"count": int(m.sum()), "ns": int(dur[m].sum())}
+    return out
+
 
 def _op_like(names: pd.Categorical) -> np.ndarray:
     """user_annotations that name an operation (`nccl:all_reduce`, `vllm::all_reduce`), not a region."""

@@ -33,6 +33,9 @@ def validate(path: str, c: dict) -> dict:
                         f"({', '.join(why)}; first is traceEvents[{first}])")
         c = _take_rows(c, ~drop)
     neg = c["dur"] < 0
+    # what integrity.py reads: events lost here and durations repaired
+    c["integrity"] = {"dropped_rows": {"traceEvents": int(drop.sum())} if drop.any() else {},
+                      "negative_durations": int(neg.sum())}
     if neg.any():
         warnings.append(f"{int(neg.sum()):,} events have a negative dur, taken as 0 "
                         f"(first is traceEvents[{int(c['idx'][np.flatnonzero(neg)[0]])}])")
@@ -59,7 +62,7 @@ def _in_range(path: str, c: dict, field: str, v: np.ndarray, rows: np.ndarray, l
 def _take_rows(c: dict, keep: np.ndarray) -> dict:
     out = {}
     for k, v in c.items():
-        if k in ("flows", "warnings"):
+        if k in ("flows", "warnings", "integrity"):
             out[k] = v
         elif isinstance(v, list):
             out[k] = [a[keep] for a in v]
