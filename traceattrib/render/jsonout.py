@@ -128,6 +128,7 @@ class Step(Struct):
     layers: int | None
     warmup: bool
     outlier: bool
+    integrity: list[str]  # the integrity checks that failed on this step (summary.integrity), [] none
     start_ns: int
     end_ns: int
     span_ns: int
@@ -194,6 +195,7 @@ def _steps(rep: Report) -> list[dict[str, Any]]:
             "kind_evidence": str(r.get("kind_evidence", "")),
             "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
             "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
+            "integrity": [x for x in str(r.get("integrity") or "").split(",") if x],
             "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
             "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
             "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
@@ -305,4 +307,6 @@ def render_csv(rep: Report) -> str:
     cols += [c for c in ("tokens",) + STEP_COLUMNS if c in rep.steps.columns and c not in cols]
     if idle.has_causes(rep.steps):
         cols += list(idle.CAUSE_COLUMNS) + [idle.QUEUED_COLUMN]
+    if "integrity" in rep.steps.columns:  # the failed integrity checks of the step, comma-joined
+        cols.append("integrity")
     return rep.steps[cols].to_csv(index=False)
