@@ -379,3 +379,32 @@ def test_diff_json_holds_exactly_the_contract(capsys, args):
     extra = copy.deepcopy(doc)
     extra["kinds"]["decode"]["median"]["surprise"] = 1
     assert contract.check(extra, root) == ["$.kinds.decode.median.surprise: not in the contract"]
+
+
+def test_modules_and_layers_compared_when_names_are_known(capsys):
+    """The eager capture (modules from frames) against its CUDA-graph twin (modules by kernel
+    position from the prefill): the projections run the same GEMMs, the model's own launches
+    (position updates) are gone under the graph."""
+    eager = analyze_path(str(FIXTURES / "layers_eager_torch_stack.pt.trace.json.gz"), use_cache=False)
+    graph = analyze_path(str(FIXTURES / "layers_graph_torch.pt.trace.json.gz"), use_cache=False)
+    k = diff(eager, graph).kinds["decode"]
+    assert set(k.modules) >= {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "attention"}
+    up = k.modules["up_proj"]
+    # the mean per step against the report's median per step: the same steady steps, six alike
+    assert up.before == pytest.approx(next(m.time_ns for m in eager.summary.by_kind["decode"].inside.modules
+                                           if m.name == "up_proj"), rel=0.01)
+    assert up.verdict == "unchanged" and abs(up.change) < 0.01
+    assert k.modules["model"].verdict == "lower" and k.modules["model"].change < -0.5
+    assert sorted(k.layers, key=int) == [str(i) for i in range(8)]
+    assert k.layers["3"].before == pytest.approx(1.67 * k.layers["0"].before, rel=0.03)
+    text = rdiff.render_text(diff(eager, graph))
+    line = next(x for x in text.splitlines() if x.startswith("modules that moved beyond noise (mean per step): "))
+    assert line.count("95% CI") == 3 and line.endswith(" more")
+
+
+def test_modules_named_by_position_are_not_compared():
+    a1, a2 = (analyze_path(p, use_cache=False) for p in (A1, A2))
+    k = diff(a1, a2).kinds["decode"]
+    assert a1.summary.by_kind["decode"].inside.layer_evidence.names_known is False
+    assert k.modules is None and k.layers is not None and len(k.layers) == 4
+    assert all(c.verdict in ("unchanged", "lower", "higher") for c in k.layers.values())

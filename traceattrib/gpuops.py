@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .intervals import pack_keys
 from .model import Trace
 
 OP_KINDS = ["kernel", "memop", "graph"]
@@ -47,25 +48,13 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     """Row in `launches` of the API call that launched each op (same rank, process and correlation
     id; the first row on duplicates), -1 if none.
 
-    A sorted-key join: rank, pid and the 32-bit correlation id packed into one int64 (the
-    correlation id alone when all calls and ops are of one process)."""
+    A sorted-key join: rank, pid and the correlation id packed into one int64 (intervals.pack_keys:
+    the correlation id alone when all calls and ops are of one process)."""
     out = np.full(len(ops), -1, np.int64)
     if not len(launches) or not len(ops):
         return out
     cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
-    if all(a.min() == a.max() == b.min() == b.max() for a, b in cols[:2]):
-        lk, ok = cols[2]
-    else:
-        fits = all(a.min() >= 0 and b.min() >= 0 for a, b in cols) and \
-            max(cols[0][0].max(), cols[0][1].max()) < 2 ** 7 and max(cols[1][0].max(), cols[1][1].max()) < 2 ** 24 and \
-            max(cols[2][0].max(), cols[2][1].max()) < 2 ** 32
-        if not fits:  # unusual ids: the general (slower) join
-            key = launches[["rank", "pid", "correlation"]].assign(row=np.arange(len(launches))) \
-                .drop_duplicates(["rank", "pid", "correlation"])
-            m = ops[["rank", "pid", "correlation"]].merge(key, how="left", on=["rank", "pid", "correlation"])
-            return m["row"].fillna(-1).astype(np.int64).to_numpy()
-        lk = (cols[0][0] << 56) | (cols[1][0] << 32) | cols[2][0]
-        ok = (cols[0][1] << 56) | (cols[1][1] << 32) | cols[2][1]
+    lk, ok = pack_keys([a for a, _ in cols], [b for _, b in cols])
     if (lk[1:] > lk[:-1]).all() and lk[0] >= 0 and ok.min() >= 0 and \
             max(lk[-1], ok.max()) < 8 * (lk.size + ok.size) + (1 << 16) and lk.size < 2 ** 31:
         # distinct keys in order, not too sparse (CUPTI numbers every API call of a process; the

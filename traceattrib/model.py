@@ -187,15 +187,6 @@ class Trace:
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: getattr(self, name) for name in TABLES}
 
-    @property
-    def gpu_ops(self) -> pd.DataFrame:
-        """Kernels and memory operations in one table (start_ns, end_ns, device, stream, ...)."""
-        cols = ["start_ns", "end_ns", "device", "stream", "correlation", "pid", "rank"]
-        k = self.kernels[cols + ["name"]].assign(kind="kernel")
-        m = self.memops[cols].assign(name=self.memops["kind"].astype(str), kind="memop")
-        out = pd.concat([k.assign(name=k["name"].astype(str)), m], ignore_index=True)
-        return out.sort_values("start_ns", kind="stable", ignore_index=True)
-
     def span_ns(self) -> tuple[int, int]:
         """(first start, last end) over GPU work, or over everything when there is none."""
         starts, ends = [], []

@@ -46,6 +46,7 @@ from .types import (
 
 if TYPE_CHECKING:  # (the package imports this module: it must not pull in numpy or pandas)
     import numpy as np
+    import pandas as pd
 
     from ..analysis import Report
     from .bootstrap import Sample, Stats
@@ -81,14 +82,16 @@ def diff(before: Report | Sequence[Report], after: Report | Sequence[Report],
     found = ck.checks([ck.facts(r, KINDS) for r in bef], [ck.facts(r, KINDS) for r in aft])
     kinds: dict[str, KindDiff] = {}
     for i, kind in enumerate(KINDS):
-        sb, sa = _sample(bef, kind, columns), _sample(aft, kind, columns)
+        modules, layers = _inside_parts(bef + aft, kind)
+        cols = columns + [f"module:{m}" for m in modules] + [f"layer:{n}" for n in layers]
+        sb, sa = _sample(bef, kind, cols), _sample(aft, kind, cols)
         if sb is None and sa is None:
             continue
         if sb is None or sa is None:
             found.append(Check(code="steps", severity=NOTE, kind=kind, before=[str(sb.units if sb else 0)],
                                after=[str(sa.units if sa else 0)]))
             continue
-        kinds[kind] = _kind(sb, sa, columns, buckets, causes, (seed, i), resamples, min_steps)
+        kinds[kind] = _kind(sb, sa, cols, buckets, causes, (seed, i), resamples, min_steps, modules, layers)
     runs_b, runs_a = [_run(r) for r in bef], [_run(r) for r in aft]
     gate = None
     if fail_if_slower:
@@ -117,6 +120,41 @@ def _run(rep: Report) -> RunInfo:
                    affected_steps=len(integ.affected_steps) if integ is not None else 0)
 
 
+def _inside_parts(reps: list[Report], kind: str) -> tuple[list[str], list[int]]:
+    """The modules and layers of a kind to compare: those of any run, when every run found layers
+    in the kind's steps (none otherwise); modules only when every run knows their names (ops named
+    by their place in a layer are not the same op in another capture)."""
+    sections = [r.summary.by_kind[kind].inside if kind in r.summary.by_kind else None for r in reps]
+    if not sections or any(s is None for s in sections) or any(r.inside is None for r in reps):
+        return [], []
+    known = all(s.layer_evidence.names_known for s in sections)
+    modules = sorted({m.name for s in sections for m in s.modules}) if known else []
+    layers = sorted({lt.index for s in sections for lt in s.layers})
+    return modules, layers
+
+
+def _inside_columns(rep: Report, k: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """`k` (steps of one rank and kind: rank, index) with a column per `module:<name>` and
+    `layer:<n>` of `columns`: the union of the module's (layer's) ops in the step, ns."""
+    import numpy as np
+    import pandas as pd
+
+    want = [c for c in columns if c.startswith(("module:", "layer:"))]
+    if not want or rep.inside is None:
+        return k
+    key = pd.MultiIndex.from_arrays([k["rank"].to_numpy(), k["index"].to_numpy()])
+    out = {}
+    for prefix, tab, by in (("module:", rep.inside.steps, "module"), ("layer:", rep.inside.layers, "layer")):
+        names = [c[len(prefix):] for c in want if c.startswith(prefix)]
+        if not names or not len(tab):
+            continue
+        wide = tab.assign(_by=tab[by].astype(str)).pivot_table(index=["rank", "step"], columns="_by",
+                                                              values="time_ns", aggfunc="sum")
+        wide = wide.reindex(index=key, columns=names).fillna(0.0)
+        out.update({prefix + n: wide[n].to_numpy(np.float64) for n in names})
+    return k.assign(**out) if out else k
+
+
 def _sample(reps: list[Report], kind: str, columns: list[str]) -> Sample | None:
     """The kind's steady steps of every run of a side as resampling units (None: no such steps)."""
     import numpy as np
@@ -132,6 +170,7 @@ def _sample(reps: list[Report], kind: str, columns: list[str]) -> Sample | None:
         k = kind_steps(rep.steps, kind)[1]
         if not len(k):
             continue
+        k = _inside_columns(rep, k, columns)
         unit, _ = pd.factorize(k["index"], sort=True)
         rank, ranks = pd.factorize(k["rank"], sort=True)
         n = int(unit.max()) + 1
@@ -152,7 +191,8 @@ def _sample(reps: list[Report], kind: str, columns: list[str]) -> Sample | None:
 
 
 def _kind(sb: Sample, sa: Sample, columns: list[str], buckets: tuple[str, ...], causes: bool,
-          key: tuple[int, int], resamples: int, min_steps: int) -> KindDiff:
+          key: tuple[int, int], resamples: int, min_steps: int, modules: list[str] = (),
+          layers: list[int] = ()) -> KindDiff:
     """One kind's changes: points from every step, intervals from resamples (enough steps)."""
     import numpy as np
 
@@ -193,7 +233,9 @@ def _kind(sb: Sample, sa: Sample, columns: list[str], buckets: tuple[str, ...], 
                     verdict=median.verdict, median=median, p90=change("p90"), mean=mean, buckets=parts,
                     contributions=_contributions(parts, idle_causes, mean.change_ns),
                     spread_before=_spread(sb, rng(2), resamples, min_steps),
-                    spread_after=_spread(sa, rng(3), resamples, min_steps), idle_causes=idle_causes)
+                    spread_after=_spread(sa, rng(3), resamples, min_steps), idle_causes=idle_causes,
+                    modules={m: change(f"module:{m}") for m in modules} or None,
+                    layers={str(n): change(f"layer:{n}") for n in layers} or None)
 
 
 def _rel(before: float, after: float) -> float | None:

@@ -88,6 +88,10 @@ class KindDiff(Struct):
     spread_before: Spread
     spread_after: Spread
     idle_causes: dict[str, Change] | None = None
+    # per module (summed over the layers) and per layer: the mean time per step of its ops' union,
+    # when every run found layers in this kind's steps
+    modules: dict[str, Change] | None = None
+    layers: dict[str, Change] | None = None
 
 
 class Check(Struct):

@@ -97,7 +97,7 @@ class Plan:
         n_in_step = int(np.count_nonzero(step_all >= 0))
         if not (nsteps and n_in_step):
             return
-        # steps.gpu_ops made this join already; the same join for ops built elsewhere
+        # gpuops.gpu_ops made this join already; the same join for ops built elsewhere
         if "launch_row" in ops.columns:
             lrow = ops["launch_row"].to_numpy(np.int64)
         else:

@@ -38,7 +38,7 @@ def find(ops: pd.DataFrame, table: pd.DataFrame, lrow: np.ndarray, l_end: np.nda
     if n_in_step < len(ops) or not in_gap_order(step_all, s, le):
         o = np.lexsort((-le, s, step_all))[len(ops) - n_in_step:]
         step, s, e, lr, le = step_all[o], s[o], e[o], lrow[o], le[o]
-    else:  # (steps.gpu_ops sorts ops by start: no sort and no copies)
+    else:  # (gpuops.gpu_ops sorts ops by start: no sort and no copies)
         step, lr = step_all, lrow
     head = np.r_[True, step[1:] != step[:-1]]
     run_end = group_cummax(e, head)

@@ -143,6 +143,32 @@ def idle_line(k: KindDiff) -> str | None:
     return "idle per step: " + ", ".join(parts)
 
 
+MOVED_LISTED = 3  # modules or layers named per line, the largest moves first
+
+
+def _moved(parts: dict[str, Change] | None, label: str) -> str | None:
+    """'<label> that moved beyond noise (mean per step): down_proj 1.042 -> 0.951 ms (-8.7%, 95% CI
+    ...), ...': the parts whose interval excludes no change, the largest moves first."""
+    if not parts:
+        return None
+    moved = sorted((n for n, c in parts.items() if c.verdict in (LOWER, HIGHER)), key=lambda n: -abs(parts[n].change_ns))
+    if not moved:
+        if all(c.verdict == TOO_FEW for c in parts.values()):
+            return None
+        return f"{label}: no change beyond noise"
+    shown = [f"{n} {pair(parts[n].before, parts[n].after)} {change_text(parts[n])}" for n in moved[:MOVED_LISTED]]
+    more = f" and {len(moved) - MOVED_LISTED} more" if len(moved) > MOVED_LISTED else ""
+    return f"{label} that moved beyond noise (mean per step): " + ", ".join(shown) + more
+
+
+def modules_line(k: KindDiff) -> str | None:
+    return _moved(k.modules, "modules")
+
+
+def layers_line(k: KindDiff) -> str | None:
+    return _moved({f"layer {n}": c for n, c in (k.layers or {}).items()}, "layers")
+
+
 def _spread(side: str, s: Spread) -> str:
     """'before: 2 runs, medians 4.20 / 4.09 ms, run-to-run SD 1.8% vs step-to-step SE 3.2%: ...'."""
     if s.runs == 1:
@@ -333,8 +359,7 @@ def render_text(d: Diff) -> str:
         more += [] if k.median.verdict == TOO_FEW else [f"noise: {x}" for x in noise_lines(k)]
         out += [f"  {x}" for x in more + [moves_line(k)] if x]
         out += _text_table(k)
-        if idle_line(k):
-            out.append(idle_line(k))
+        out += [x for x in (idle_line(k), modules_line(k), layers_line(k)) if x]
     if d.gate is not None:
         out += [""] + gate_lines(d.gate)
     return "\n".join(out) + "\n"
@@ -353,11 +378,11 @@ def render_md(d: Diff) -> str:
     out.append(f"traceattrib diff · before `{side_line(d.before)}` · after `{side_line(d.after)}`")
     for kind, k in d.kinds.items():
         out += ["", f"#### {kind}: {_steps(k)}", ""] + _md_table(k)
-        details = [moves_line(k), idle_line(k)] + ([] if k.median.verdict == TOO_FEW else
+        details = [moves_line(k), idle_line(k), modules_line(k), layers_line(k)] + ([] if k.median.verdict == TOO_FEW else
                                                    [f"noise: {x}" for x in noise_lines(k)])
         details = [x[0].upper() + x[1:] + "." for x in details if x]
         if details:
-            out += ["", f"<details><summary>{kind}: what moved, idle causes, noise</summary>", ""]
+            out += ["", f"<details><summary>{kind}: what moved, idle causes, modules, noise</summary>", ""]
             out += [f"- {x}" for x in details]
             out += ["", "</details>"]
     m = d.method

@@ -53,7 +53,7 @@ def render(rep: Report, per_step: bool = False) -> str:
                 "| rank | # | name | kind | span (ms) | busy | idle | floor (ms) | HBM eff. | flags |",
                 "|---:|---:|---|---|---:|---:|---:|---:|---:|---|"]
         causes = idle.has_causes(rep.steps)
-        if causes:  # idle split into causes (issue 10)
+        if causes:  # idle split into causes
             out[-2] = out[-2].replace("idle |", "idle | " + " | ".join(f"{c}" for c in idle.CAUSES) + " |")
             out[-1] = out[-1].replace("|---:|---:|---|---|---:|---:|---:|", "|---:|---:|---|---|---:|---:|---:|"
                                       + "---:|" * len(idle.CAUSES), 1)
@@ -70,7 +70,7 @@ def render(rep: Report, per_step: bool = False) -> str:
     return "\n".join(out) + "\n"
 
 
-# --- idle causes and what to fix first (issue 10) ---------------------------------------------
+# --- idle causes and what to fix first -----------------------------------------------------
 
 def fix_first(rep: Report) -> list[str]:
     """The three largest opportunities by bound, one line each with the evidence."""

@@ -146,7 +146,7 @@ def _per_layer(layers: list) -> str:
             f"slowest {ms(by[-1].time_ns, 2)} (layer {by[-1].index})")
 
 
-# --- idle causes and what to fix first (issue 10) ---------------------------------------------
+# --- idle causes and what to fix first -----------------------------------------------------
 
 IDLE_LABEL = {"launch": "launch (CPU issue)", "sync": "sync (CPU blocked)", "host": "host (CPU busy)",
               "unexplained": "unexplained"}

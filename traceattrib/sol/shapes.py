@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..intervals import sorted_unique
+from ..intervals import pack_keys, sorted_unique
 from ..model import Trace
 from . import calls
 from .calls import ATTN_KNOWN, GEMM_CUSTOM, GEMM_KNOWN
@@ -135,18 +135,23 @@ class _OpTable:
 
     def threads(self) -> np.ndarray:
         """A code per op for its (rank, pid, tid)."""
-        o = self.ops
-        return (o["rank"].to_numpy(np.int64) << 56) ^ (o["pid"].to_numpy(np.int64) << 28) ^ o["tid"].to_numpy(np.int64)
+        return thread_keys(self.ops)
+
+
+def thread_keys(ops: pd.DataFrame) -> np.ndarray:
+    """One int64 per row for its (rank, pid, tid)."""
+    empty = np.empty(0, np.int64)
+    return pack_keys([ops[c].to_numpy(np.int64) for c in ("rank", "pid", "tid")], [empty] * 3)[0]
 
 
 def _launching_op(k: pd.DataFrame, ops: _OpTable, kstep: np.ndarray) -> np.ndarray:
     """Row of `ops` of the op that launched each kernel inside a step ((rank, op_id) = (rank,
     ext_id)); -1 for the others."""
-    key_ops = (ops.ops["rank"].to_numpy(np.int64) << 40) | ops.ops["ext_id"].to_numpy(np.int64)
+    kid = k["op_id"].to_numpy(np.int64)
+    key_ops, kkey = pack_keys([ops.ops["rank"].to_numpy(np.int64), ops.ops["ext_id"].to_numpy(np.int64)],
+                              [k["rank"].to_numpy(np.int64), np.maximum(kid, 0)])
     o = np.argsort(key_ops, kind="stable")
     ks = key_ops[o]
-    kid = k["op_id"].to_numpy(np.int64)
-    kkey = (k["rank"].to_numpy(np.int64) << 40) | np.maximum(kid, 0)
     launch = np.full(len(k), -1, np.int64)
     if ks.size:
         pos = np.minimum(np.searchsorted(ks, kkey), ks.size - 1)
@@ -166,7 +171,7 @@ def parents(ops: pd.DataFrame) -> np.ndarray:
     parent = np.full(n, -1, np.int64)
     if not n:
         return parent
-    thread = (ops["rank"].to_numpy(np.int64) << 56) ^ (ops["pid"].to_numpy(np.int64) << 28) ^ ops["tid"].to_numpy(np.int64)
+    thread = thread_keys(ops)
     start, end = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
     order, _, depth = nest_order(start, end, thread)  # per thread, enclosing ops before what they enclose
     # in that order, an op's parent is the last op one level up before it (properly nested ops)

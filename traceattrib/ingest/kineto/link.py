@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...intervals import nest_order
+from ...intervals import nest_order, pack_keys
 from ...model import categorical_from
 
 
@@ -28,14 +28,13 @@ def _op_evidence(start, end, pid, tid, names, intypes, is_op, launch_idx, corr, 
     found = lcorr[lorder][pos] == corr[gpu_idx]
     lidx = launch_idx[lorder][pos]
     # ops grouped by thread, sorted by (thread, start, -end): enclosing ops come first
-    thread = (pid[oi] << 24) ^ tid[oi]
+    thread, lth = pack_keys([pid[oi], tid[oi]], [pid[lidx], tid[lidx]])
     order, okey, depth = nest_order(start[oi], end[oi], thread)
     oi = oi[order]
     othread, ostart, oend = thread[order], start[oi], end[oi]
     parent = _parents(othread, okey, depth)
     # innermost op enclosing each launch: last op starting at/before the launch on its thread,
     # walked up through parents until it contains the launch
-    lth = (pid[lidx] << 24) ^ tid[lidx]
     lts = start[lidx]
     j = _last_at_or_before(othread, ostart, lth, lts)
     for _ in range(int(depth.max()) + 2 if depth.size else 1):

@@ -1,0 +1,159 @@
+"""Every GPU op of a rank's steps: its layer and module from the best evidence its step has."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .evidence import from_frames, from_ranges
+from .position import _by_position, _fill, _reference
+from .rules import NO_STEP, vocab
+
+
+@dataclass
+class Assignment:
+    """Layers and modules of a rank's GPU ops.
+
+    layer: per op (aligned with the ops table), its layer, OUTSIDE, or NO_STEP;
+    module: per op, index into `modules` (-1 outside steps);
+    source: per step (row of the step table), the evidence (a SOURCES value);
+    reference: per step, the kind of the step with names whose labels it took by position ("" none);
+    layer_type: per step and layer (rank-local rows: step, layer, type), type an index into `types`;
+    types: the layer types, each named by its modules (or its kernels when names are unknown)."""
+
+    layer: np.ndarray
+    module: np.ndarray
+    modules: list[str]
+    source: np.ndarray
+    layer_type: pd.DataFrame
+    types: list[str]
+    reference: np.ndarray
+
+
+
+def assign(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, ranges: pd.DataFrame,
+           cpu_ops: pd.DataFrame, bucket_codes: np.ndarray, attention: np.ndarray | None,
+           kernel_names: pd.Index | None = None, buckets: tuple[str, ...] = ()) -> Assignment:
+    """Layers and modules of one rank's GPU ops (ops: steps.Steps.ops, step = row of `table`,
+    name_code = code into `kernel_names`, the kernel table's name categories; bucket_codes: per op,
+    into `buckets`; attention: per op, an attention kernel)."""
+    v = vocab()
+    n = len(ops)
+    step = ops["step"].to_numpy(np.int64)
+    att = attention if attention is not None else np.zeros(n, bool)
+    fine, toks = _tokens(ops, bucket_codes, kernel_names, v)
+    lr, mr, names_r = from_ranges(ops, launches, ranges, v)
+    lf, mf, names_f = from_frames(ops, launches, cpu_ops, v)
+    modules = sorted(set(names_r) | set(names_f))
+    mi = {m: i for i, m in enumerate(modules)}
+    mr = np.where(mr >= 0, np.array([mi[x] for x in names_r] + [0], np.int64)[mr], -1) if names_r else mr
+    mf = np.where(mf >= 0, np.array([mi[x] for x in names_f] + [0], np.int64)[mf], -1) if names_f else mf
+    a = Assignment(layer=np.full(n, NO_STEP, np.int64), module=np.full(n, -1, np.int64), modules=modules,
+                   source=np.full(len(table), "none", dtype=object), layer_type=pd.DataFrame(), types=[],
+                   reference=np.full(len(table), "", dtype=object))
+    # order of ops inside each step: GPU start (the order of the kernel sequence)
+    order = np.lexsort((ops["start_ns"].to_numpy(np.int64), step))
+    order = order[step[order] >= 0]
+    bounds = np.searchsorted(step[order], np.arange(len(table) + 1))
+    per_step = [order[bounds[s]:bounds[s + 1]] for s in range(len(table))]
+    labeled = _from_names(a, per_step, toks, (("nvtx", lr, mr), ("names", lf, mf)))
+    anchor = None  # per token value: a GEMM (not a helper), what position alignment anchors on
+    if v.anchor_bucket in buckets:
+        anchor = np.zeros(2 * max(len(buckets), int(toks.max(initial=0)) // 2 + 1), bool)
+        anchor[2 * buckets.index(v.anchor_bucket)] = True
+    bucket = np.where((bucket_codes >= 0) & (bucket_codes < len(buckets)), bucket_codes, len(buckets))
+    _from_position(a, per_step, table, labeled, toks, fine, att, bucket, np.asarray(buckets + ("",), dtype=object),
+                   anchor)
+    a.layer[step < 0] = NO_STEP
+    a.layer_type, a.types = _types(a.layer, a.module, a.modules, step, fine, per_step)
+    return a
+
+
+def _tokens(ops: pd.DataFrame, bucket_codes: np.ndarray, kernel_names: pd.Index | None, v) -> tuple[np.ndarray,
+                                                                                                       np.ndarray]:
+    """Per op: `fine`, its kernel (name code) or, for other ops, its bucket as a negative code; and
+    `toks`, what aligns across kinds of step: the bucket, and whether it finishes another kernel."""
+    n = len(ops)
+    code = ops["name_code"].to_numpy(np.int64) if "name_code" in ops.columns else np.full(n, -1, np.int64)
+    fine = np.where(code >= 0, code, -1 - bucket_codes)
+    helper = np.zeros(n, bool)
+    if kernel_names is not None and len(kernel_names):
+        is_helper = np.array([bool(v.helper.search(str(x))) for x in kernel_names], bool)
+        helper[code >= 0] = is_helper[code[code >= 0]]
+    return fine, bucket_codes * 2 + helper
+
+
+def _from_names(a: Assignment, per_step: list[np.ndarray], toks: np.ndarray,
+                evidence: tuple) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Label the steps whose ops mostly have module evidence (each (source, layer, module) in
+    order of preference); the labeled steps: step -> (tokens, layers, module indices)."""
+    labeled = {}
+    for s, rows in enumerate(per_step):  # per step (hundreds to thousands), each vectorized
+        if not rows.size:
+            continue
+        for name, lay, mod in evidence:
+            got = mod[rows] >= 0
+            if got.mean() >= 0.5:
+                a.source[s] = name
+                a.layer[rows] = _fill(np.where(got, lay[rows], NO_STEP))
+                a.module[rows] = np.where(got, mod[rows], -1)
+                labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
+                break
+    return labeled
+
+
+def _from_position(a: Assignment, per_step: list[np.ndarray], table: pd.DataFrame, labeled: dict,
+                   toks: np.ndarray, fine: np.ndarray, att: np.ndarray, bucket: np.ndarray,
+                   bucket_names: np.ndarray, anchor: np.ndarray | None) -> None:
+    """Label the other steps by position: aligned with a labeled step of their rank, or by their
+    own repeating pattern. Steps with one kernel sequence are worked out once."""
+    ranks = table["rank"].to_numpy()
+    kinds = table["kind"].astype(str).to_numpy()
+    mi = {m: i for i, m in enumerate(a.modules)}
+    names_of: dict[int, list[str]] = {}  # reference step -> its ops' module names
+    cache: dict[tuple, tuple[np.ndarray, np.ndarray, str, bool]] = {}
+    for s, rows in enumerate(per_step):
+        if not rows.size or a.source[s] != "none":
+            continue
+        t = toks[rows]
+        ref = _reference(s, labeled, ranks, kinds)
+        key = (ref, t.tobytes(), fine[rows].tobytes(), att[rows].tobytes())
+        if key not in cache:
+            r = None
+            if ref is not None:
+                if ref not in names_of:
+                    names_of[ref] = [a.modules[m] if m >= 0 else "other" for m in labeled[ref][2]]
+                r = (labeled[ref][0], labeled[ref][1], names_of[ref])
+            lay, names, src, aligned = _by_position(t, fine[rows], att[rows], r, bucket_names[bucket[rows]].tolist(),
+                                                    anchor)
+            for name in dict.fromkeys(names):
+                if name not in mi:
+                    mi[name] = len(a.modules)
+                    a.modules.append(name)
+            cache[key] = (lay, np.array([mi[x] for x in names], np.int64), src, aligned)
+        lay, mods, src, aligned = cache[key]
+        a.source[s] = src
+        a.reference[s] = kinds[ref] if aligned else ""
+        a.layer[rows] = lay
+        a.module[rows] = mods
+
+
+def _types(layer: np.ndarray, module: np.ndarray, modules: list[str], step: np.ndarray, fine: np.ndarray,
+           per_step: list[np.ndarray]) -> tuple[pd.DataFrame, list[str]]:
+    """Every (step, layer)'s type: layers with the same kernel sequence share one; each type named
+    by the modules its layers hold."""
+    rows_s, rows_l, sigs = [], [], []
+    for s, rows in enumerate(per_step):
+        lay = layer[rows]
+        for lv in np.unique(lay[lay >= 0]):
+            r = rows[lay == lv]
+            rows_s.append(s)
+            rows_l.append(int(lv))
+            sigs.append(fine[r].tobytes())
+    if not sigs:
+        return pd.DataFrame({"step": [], "layer": [], "type": []}, dtype=np.int64), []
+    codes, uniq = pd.factorize(pd.Series(sigs))
+    return pd.DataFrame({"step": np.array(rows_s, np.int64), "layer": np.array(rows_l, np.int64),
+                         "type": codes.astype(np.int64)}), [f"type {chr(65 + i)}" if i < 26 else f"type {i}"
+                                                             for i in range(len(uniq))]

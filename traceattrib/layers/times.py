@@ -1,0 +1,103 @@
+"""The time of every layer, layer and bucket, layer and module, and module of every step (ns)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .assign import Assignment
+from .rules import NO_STEP
+
+LAYER_COLUMNS = ["rank", "step", "layer", "type", "time_ns"]  # + <bucket>_ns per bucket present
+MODULE_COLUMNS = ["rank", "step", "layer", "module", "time_ns", "count"]
+STEP_COLUMNS = ["rank", "step", "module", "time_ns", "exposed_ns", "count"]
+SOURCE_COLUMNS = ["rank", "step", "source", "reference"]
+
+
+@dataclass
+class Times:
+    """One rank's layer and module times per step (ns; `step` is the step's index on its rank).
+
+    layers: LAYER_COLUMNS + <bucket>_ns: per step and layer (OUTSIDE included), the union of its
+            ops and of its ops of each bucket, and its type (into Assignment.types);
+    modules: MODULE_COLUMNS: per step, layer and module (its name), the union of the module's ops
+             in the layer and their count;
+    steps: STEP_COLUMNS: per step and module, over the whole step: the union of its ops, the time
+           when only they run (what removing them could save) and their count;
+    sources: SOURCE_COLUMNS: per step, the evidence of its layers and modules and the kind of the
+             step it took labels from by position ("" none);
+    types names the layer type ids (rank-local)."""
+
+    layers: pd.DataFrame
+    modules: pd.DataFrame
+    steps: pd.DataFrame
+    sources: pd.DataFrame
+    types: list[str]
+
+    def relabel(self, rank: int) -> Times:
+        """The same times under another rank id."""
+        return Times(**{n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, np.int64))
+                        for n in ("layers", "modules", "steps", "sources")}, types=list(self.types))
+
+
+def concat(parts: list[Times]) -> Times | None:
+    """Several ranks' times as one (each keeps its rank column); None when there are none."""
+    if not parts:
+        return None
+    def cat(name: str) -> pd.DataFrame:
+        frames = [getattr(p, name) for p in parts if len(getattr(p, name))]
+        return pd.concat(frames, ignore_index=True) if frames else getattr(parts[0], name)
+    return Times(layers=cat("layers"), modules=cat("modules"), steps=cat("steps"), sources=cat("sources"),
+                 types=list(parts[0].types))
+
+
+def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: np.ndarray,
+          buckets: tuple[str, ...]) -> Times:
+    """The unions of every layer, layer and bucket, layer and module, and module of every step."""
+    from ..attribute import category_unions
+
+    step = ops["step"].to_numpy(np.int64)
+    keep = (step >= 0) & (a.layer != NO_STEP) & (a.module >= 0)
+    st = np.where(keep, step, -1)
+    s, e = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
+    start = table["start_ns"].to_numpy(np.int64)
+    span = (table["end_ns"] - table["start_ns"]).to_numpy(np.int64)
+    rank, index = table["rank"].to_numpy(np.int64), table["index"].to_numpy(np.int64)
+    nl = int(a.layer[keep].max()) + 2 if keep.any() else 1  # layer + 1: 0 is OUTSIDE
+    nb, nm = len(buckets), max(len(a.modules), 1)
+    lay = np.where(keep, a.layer + 1, 0)
+    lt, _ = category_unions(s, e, lay, st, start, span, nl)
+    # the (layer, bucket) and (layer, module) pairs that occur, as compact codes: dense tables over
+    # every pair would grow with layers x modules x steps
+    lb_code, lb_pairs = np.unique(np.where(keep, lay * nb + bucket_codes, 0), return_inverse=True)[::-1]
+    lbt, _ = category_unions(s, e, lb_code, st, start, span, lb_pairs.size)
+    lm_code, lm_pairs = np.unique(np.where(keep, lay * nm + np.maximum(a.module, 0), 0), return_inverse=True)[::-1]
+    lmt, _ = category_unions(s, e, lm_code, st, start, span, lm_pairs.size)
+    mt, mx = category_unions(s, e, np.maximum(a.module, 0), st, start, span, nm)
+    lmc = np.bincount(st[keep] * lm_pairs.size + lm_code[keep], minlength=len(table) * lm_pairs.size)
+    mc = np.bincount(st[keep] * nm + a.module[keep], minlength=len(table) * nm)
+    si, li = np.nonzero(lt > 0)
+    types = a.layer_type.set_index(["step", "layer"])["type"] if len(a.layer_type) else pd.Series(dtype=np.int64)
+    ty = types.reindex(pd.MultiIndex.from_arrays([si, li - 1])).fillna(-1).to_numpy(np.int64)
+    layers = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": li - 1, "type": ty, "time_ns": lt[si, li]})
+    at = pd.MultiIndex.from_arrays([si, li])
+    for j, b in enumerate(buckets):
+        cols = np.flatnonzero(lb_pairs % nb == j)
+        if cols.size and lbt[:, cols].any():
+            per = pd.DataFrame(lbt[:, cols], columns=lb_pairs[cols] // nb).stack()
+            layers[f"{b}_ns"] = per.reindex(at, fill_value=0).to_numpy(np.int64)
+    si, ci = np.nonzero(lmc.reshape(len(table), lm_pairs.size) > 0)
+    names = np.asarray(a.modules + ["other"], dtype=object)
+    pair = lm_pairs[ci]
+    modules = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": pair // nm - 1,
+                            "module": names[pair % nm],
+                            "time_ns": lmt[si, ci], "count": lmc.reshape(len(table), lm_pairs.size)[si, ci]})
+    mc2 = mc.reshape(len(table), nm)
+    si, mi = np.nonzero(mc2 > 0)
+    steps = pd.DataFrame({"rank": rank[si], "step": index[si],
+                          "module": names[mi],
+                          "time_ns": mt[si, mi], "exposed_ns": mx[si, mi], "count": mc2[si, mi]})
+    sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
+                            "reference": a.reference.astype(object)})
+    return Times(layers=layers, modules=modules, steps=steps, sources=sources, types=list(a.types))
