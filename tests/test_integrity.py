@@ -187,6 +187,36 @@ def test_kineto_overhead_events(tmp_path):
     assert failed(analyze(t))["drops"].count == 1
 
 
+# Kineto writes its own log lines into the trace as top-level WARNING / ERROR lists (the
+# LoggerCollector metadata); these are the lines it prints when CUPTI runs out of buffers
+@pytest.mark.parametrize("key, message, lost", [
+    ("WARNING", "WARNING:2025-09-29 09:23:37 1234:1234 CuptiActivityApi.cpp:252] Exceeded max GPU buffer count "
+                "(33 >= 33) - terminating tracing", True),
+    ("WARNING", "Device profiling activity collection was stopped early at step 1", True),
+    ("ERROR", "Dropped 1861 activity records", True),
+    ("WARNING", "WARNING:2024-05-22 17:15:22 2910249:2910249 init.cpp:180] function cbapi->getCuptiStatus() "
+                "failed with error CUPTI_ERROR_NOT_INITIALIZED (15)", False),
+])
+def test_kineto_profiler_messages(tmp_path, key, message, lost):
+    t = read(str(_kineto(EAGER_TORCH, tmp_path / "t.json.gz", lambda doc: doc.update({key: [message, 7]}))))
+    assert t.meta["integrity"]["profiler_messages"] == [message]  # the non-text entry skipped
+    rep = analyze(t)
+    f = failed(rep)
+    assert ("drops" in f) is lost
+    if lost:
+        assert f["drops"].detail == [message] and len(rep.summary.integrity.affected_steps) == len(rep.steps)
+
+
+def test_kineto_info_lines_are_not_messages():
+    """HTA's public trace carries Kineto's INFO log lines (tracing started, ...): never a drop."""
+    f = PUBLIC / "hta_a100_2rank_nccl_args.json.gz"
+    if not f.exists():
+        pytest.skip("../shared/traces not present")
+    t = read(str(f))
+    assert t.meta["integrity"]["profiler_messages"] == []
+    assert "drops" not in failed(analyze(t))
+
+
 def test_kineto_negative_duration(tmp_path):
     def neg(doc):
         k = [e for e in doc["traceEvents"] if e.get("cat") == "kernel"]

@@ -8,7 +8,7 @@ Per rank (`rank_checks`, from one rank's tables, its GPU-op table and its steps)
                   than any real op, or kernels orders of magnitude longer than the same kernel's
                   median (communication kernels left out: they wait for the other ranks)
   drops           rows the reader dropped as unplaceable, the profiler's own messages that records
-                  were lost (nsys diagnostics, Kineto overhead events)
+                  were lost (nsys diagnostics, Kineto's WARNING/ERROR log lines and overhead events)
   unlaunched      GPU ops inside steps whose launch call is not in the trace
   lost_ops        kernel and graph launch calls within the steps that ran no GPU op (launches
                   recorded into a graph during stream capture left out)

@@ -25,6 +25,7 @@ from ...model import (
 )
 from .link import _op_evidence
 from .names import _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
+from .validate import profiler_messages
 
 
 @lru_cache(maxsize=1)
@@ -115,7 +116,8 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
         "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": ev.rank}), MEMOP_COLUMNS)
     return Trace(kernels=kern, memops=mem, launches=launches, ranges=rng, graphs=empty(GRAPH_COLUMNS),
                  cpu_ops=cpu_ops, meta=_meta(header, dist, used, ev.rank, c.get("warnings", []),
-                           {**c.get("integrity", {}), "overhead": _overhead(ev, _is(catv, "overhead"))}))
+                           {**c.get("integrity", {}), "overhead": _overhead(ev, _is(catv, "overhead")),
+                            "profiler_messages": profiler_messages(header)}))
 
 
 def _flow_correlation(ev: _Events, gpu: np.ndarray, fl: dict) -> None:

@@ -87,6 +87,26 @@ def check_header(h, warnings: list) -> dict:
     return h
 
 
+MESSAGE_KEYS = ("WARNING", "ERROR")  # Kineto's own log lines, written as top-level lists
+MESSAGES_KEEP = 20  # distinct messages kept, each cut to 300 characters
+
+
+def profiler_messages(h: dict) -> list[str]:
+    """Kineto's warning and error log lines (top-level `WARNING` / `ERROR` lists), distinct, in
+    order: where the profiler says it dropped records. Entries that are not text are skipped: this
+    is evidence about the capture, never a reason to refuse the file."""
+    out: list[str] = []
+    for key in MESSAGE_KEYS:
+        v = h.get(key)
+        for m in v if isinstance(v, list) else []:
+            text = " ".join(m.split())[:300] if isinstance(m, str) else ""
+            if text and text not in out:
+                out.append(text)
+            if len(out) >= MESSAGES_KEEP:
+                return out
+    return out
+
+
 def _devices(props, warnings: list) -> list:
     """deviceProperties: the entries with an integer id and a string name."""
     if not isinstance(props, list):
