@@ -59,6 +59,14 @@ CASES = [
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<3, float, int>(...)",
      "linear", "convolution"),
     ("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1", "linear", "convolution"),
+    # TensorFlow's Eigen expression kernels and bias helpers; a plain activation kernel
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<"
+     "Eigen::Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+     "scalar_sum_op<float const, float const>, ...> const> const, Eigen::GpuDevice>, long>(...)",
+     "elementwise", "eigen-tensorflow"),
+    ("void tensorflow::BiasNCHWKernel<float>(int, float const*, float const*, float*, int, int)",
+     "elementwise", "eigen-tensorflow"),
+    ("void sglang::act_kernel<__nv_bfloat16, (sglang::ActivationKind)3, true>", "elementwise", "activation"),
     # near misses the convolution words must leave alone
     ("void causal_conv1d_fwd_kernel<Causal_conv1d_fwd_kernel_traits<128, 4, true, true, __nv_bfloat16>>(...)",
      "other", "ssm"),
