@@ -171,6 +171,33 @@ def test_profiler_messages(tmp_path, message, lost):
         assert f["drops"].detail == [message] and len(rep.summary.integrity.affected_steps) == len(rep.steps)
 
 
+def zero_page_of(path: Path, table: str) -> None:
+    """Zero the root page of `table` in the SQLite file `path` (a damaged page, as disks and
+    interrupted copies leave them)."""
+    con = sqlite3.connect(path)
+    page = con.execute("pragma page_size").fetchone()[0]
+    root = con.execute("select rootpage from sqlite_master where name = ?", (table,)).fetchone()[0]
+    con.close()
+    with open(path, "r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\0" * page)
+
+
+def test_unreadable_profiler_messages_fail_the_drops_check(tmp_path):
+    """A damaged DIAGNOSTIC_EVENT page is no reason to refuse the trace, but no evidence that
+    nothing was lost either: the drops check fails and says why."""
+    p = nsys_copy(tmp_path)
+    zero_page_of(p, "DIAGNOSTIC_EVENT")
+    t = read(str(p))
+    assert t.meta["integrity"]["profiler_messages"] == []
+    assert t.meta["integrity"]["unreadable"] == ["DIAGNOSTIC_EVENT cannot be read (database disk image is malformed)"]
+    rep = analyze(t)
+    f = failed(rep)
+    assert set(f) == {"drops"} and f["drops"].count == 1
+    assert f["drops"].detail == t.meta["integrity"]["unreadable"]
+    assert len(rep.summary.integrity.affected_steps) == len(rep.steps) == 25
+
+
 def _kineto(src: Path, dst: Path, edit) -> Path:
     doc = json.loads(gzip.decompress(src.read_bytes()))
     edit(doc)

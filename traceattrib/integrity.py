@@ -179,16 +179,18 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
 def drops(meta: dict, lim: Limits) -> tuple[int, int, list[str]]:
     """(records the profiler or the reader lost, messages and events looked at, what was said):
     rows the reader dropped, profiler messages saying records were lost (not those saying they
-    might have been), overhead events named for lost records."""
+    might have been), overhead events named for lost records, and the profiler's message table
+    when it cannot be read (a damaged page: nothing shows that no records were lost)."""
     ev = meta.get("integrity") or {}
     rows = {str(k): int(v) for k, v in (ev.get("dropped_rows") or {}).items() if int(v) > 0}
     msgs = [str(m) for m in ev.get("profiler_messages") or []]
     said = [m for m in msgs if lim.drop_messages.search(m) and not lim.drop_unsure.search(m)]
     over = {str(k): int((v or {}).get("count", 0)) for k, v in (ev.get("overhead") or {}).items()}
     lost_events = {k: c for k, c in over.items() if lim.drop_messages.search(k)}
+    unreadable = [str(u) for u in ev.get("unreadable") or []]
     detail = [f"{v} {k} rows dropped by the reader" for k, v in rows.items()] + said[:DETAIL_KEEP] + \
-        [f"{c} '{k}' events" for k, c in lost_events.items()]
-    count = sum(rows.values()) + len(said) + sum(lost_events.values())
+        [f"{c} '{k}' events" for k, c in lost_events.items()] + unreadable
+    count = sum(rows.values()) + len(said) + sum(lost_events.values()) + len(unreadable)
     return count, len(msgs) + sum(over.values()) + sum(rows.values()), detail
 
 

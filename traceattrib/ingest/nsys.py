@@ -261,7 +261,10 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
             cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
                 else samples
         meta = _meta(r, kernels)
-        meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": _diagnostics(src)}
+        messages, unreadable = _diagnostics(src)
+        meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": messages}
+        if unreadable:
+            meta["integrity"]["unreadable"] = unreadable
         nccl = reading_nccl.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -577,18 +580,19 @@ DIAGNOSTIC_TABLE = "DIAGNOSTIC_EVENT"
 DIAGNOSTIC_KEEP = 20  # distinct warning/error messages kept in the meta, each cut to 300 characters
 
 
-def _diagnostics(src: SqliteSource) -> list[str]:
-    """The profiler's own warning and error messages (DIAGNOSTIC_EVENT severity 2-3), distinct, in
-    time order: where nsys says it lost records. Unreadable rows are left out: this is evidence
-    about the capture, never a reason to refuse the file."""
+def _diagnostics(src: SqliteSource) -> tuple[list[str], list[str]]:
+    """(the profiler's own warning and error messages (DIAGNOSTIC_EVENT severity 2-3), distinct, in
+    time order: where nsys says it lost records; why they could not be read, [] when they could).
+    A damaged table is not a reason to refuse the file, but neither is it evidence that nothing
+    was lost: the drops check fails on it (integrity.py)."""
     t = DIAGNOSTIC_TABLE
     if not src.has(t) or not {"severity", "text"} <= set(src.columns(t)):
-        return []
+        return [], []
     order = ' order by "timestamp"' if "timestamp" in src.columns(t) else ""
     try:
         rows = src.rows(f'select "text" from "{t}" where "severity" in (2, 3){order} limit 10000', t)
-    except TraceError:
-        return []
+    except TraceError as e:
+        return [], [f"{t} cannot be read ({str(e).rsplit('(', 1)[-1].rstrip(')')})"]
     out = []
     for (v,) in rows:
         text = _str(v)
@@ -596,7 +600,7 @@ def _diagnostics(src: SqliteSource) -> list[str]:
             out.append(" ".join(text.split())[:300])
         if len(out) >= DIAGNOSTIC_KEEP:
             break
-    return out
+    return out, []
 
 
 def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:

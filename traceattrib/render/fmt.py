@@ -113,7 +113,7 @@ def check_failure(c) -> str:
     return {
         "stream_overlap": f"{n} of {of} GPU ops start before the op before them on their stream ended",
         "durations": f"{n} of {of} GPU ops have an impossible duration",
-        "drops": f"{n} record(s) lost" + (f" ({c.detail[0]})" if c.detail else ""),
+        "drops": f"{n} sign(s) of lost records" + (f" ({c.detail[0]})" if c.detail else ""),
         "unlaunched": f"{n} of {of} GPU ops in steps have no launch call",
         "lost_ops": f"{n} of {of} launch calls ran no GPU op",
         "clocks": (c.detail[0] if c.detail and not c.count else

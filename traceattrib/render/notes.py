@@ -166,8 +166,9 @@ TEXT: dict[str, Words] = {
         c, a, "GPU op(s) have a zero, negative or impossible duration (longer than any real op, or orders of "
         "magnitude longer than other calls of the same kernel): the profiler's timestamps are wrong there"),
     "integrity.drops": lambda c, a: _integrity(
-        c, a, "record(s) were lost by the profiler or dropped by the reader; where in the trace cannot be told, "
-        "so every step of the rank is affected (a larger profiler buffer, or a shorter capture, avoids it)"),
+        c, a, "sign(s) that records were lost (rows the reader dropped, the profiler's messages that it lost "
+        "records, its message table unreadable); where in the trace cannot be told, so every step of the rank is "
+        "affected (a larger profiler buffer, or a shorter capture, avoids it)"),
     "integrity.unlaunched": lambda c, a: _integrity(
         c, a, "GPU op(s) inside steps have no launch call in the trace: API records were lost, so launch and idle "
         "causes of those steps are not known"),
