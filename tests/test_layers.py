@@ -128,6 +128,107 @@ def test_graph_decode_matches_its_eager_twin(graph):
     assert gm.get("other", {"time_ns": 0})["time_ns"] < 0.001 * g["median_span_ns"]
 
 
+# a fixture with module frames -> the config of its model (fixtures/layers_*.config.json)
+SHAPED = {"layers_eager_torch_stack": "layers_dense", "moe_eager_torch_stack": "layers_moe",
+          "layers_graph_torch": "layers_dense", "moe_graph_torch": "layers_moe"}
+
+
+def without_frames(name: str, tmp_path) -> str:
+    """The fixture's trace as record_shapes without with_stack writes it: no Python frames."""
+    import gzip
+
+    doc = json.loads(gzip.decompress((FIXTURES / f"{name}{TORCH}").read_bytes()))
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "python_function"]
+    out = tmp_path / f"{name}{TORCH}"
+    out.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    return str(out)
+
+
+def shaped_decode(name: str, tmp_path, config: str | None = None) -> dict:
+    from traceattrib import sol
+
+    cfg = str(FIXTURES / f"{config or SHAPED[name]}.config.json")
+    rep = ta.analyze(ta.load(without_frames(name, tmp_path)), sol_options=sol.Options(model=cfg))
+    return summary_of(rep)["by_kind"]["decode"]
+
+
+@pytest.mark.parametrize("name", sorted(SHAPED))
+def test_gemms_named_by_their_shapes(name, tmp_path):
+    """Shapes but no module frames, and the model's config: every projection gets the name the
+    frames give it, with the same kernels and time (q and o, k and v, gate and up share a shape:
+    their order in the layer tells them apart; layer 3's wider MLP matches no config shape and is
+    named by the side that is the hidden size; MoE layers alternate with dense ones, so the layers
+    are cut where each layer's first projection is). Graph-replayed decodes take the names by
+    position from the prefill that shapes named."""
+    got, want = shaped_decode(name, tmp_path), decode(name)
+    ev = got["layer_evidence"]
+    graph = "graph" in name
+    assert ev["source"] == ("position" if graph else "shapes") and ev["names_known"]
+    assert ev["reference"] == ("prefill" if graph else "")
+    assert [lt["time_ns"] for lt in got["layers"]] == pytest.approx([lt["time_ns"] for lt in want["layers"]], rel=1e-3)
+    gm = {m["name"]: m for m in got["modules"]}
+    projections = [m for m in want["modules"] if m["name"].endswith("_proj") or m["name"] in ("experts", "lm_head")
+                   and m["time_ns"] >= BIG_US * 1e3]
+    assert {m["name"] for m in projections} >= {"q_proj", "k_proj", "v_proj", "o_proj", "down_proj", "lm_head"}
+    for m in projections:
+        assert m["name"] in gm, m["name"]
+        if m["name"] != "experts":  # the frames count the experts' activation in: 1% more
+            assert gm[m["name"]]["count"] == m["count"], m["name"]
+        assert gm[m["name"]]["time_ns"] == pytest.approx(m["time_ns"], rel=0.02), m["name"]
+    assert got["slow_layers"][0]["index"] == 3
+
+
+def test_a_config_of_another_model_names_nothing(tmp_path):
+    """A config whose projections have none of the trace's shapes: the layers and names come from
+    position, as without a config."""
+    got = shaped_decode("layers_eager_torch_stack", tmp_path, config="serve_like")
+    assert got["layer_evidence"]["source"] == "position" and not got["layer_evidence"]["names_known"]
+    assert got["layer_evidence"]["layers"] == 8
+
+
+def _spec(**kw):
+    from traceattrib.sol import model_from_config
+
+    cfg = {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 2, "num_attention_heads": 32,
+           "num_key_value_heads": 8, "vocab_size": 128256, "model_type": "llama"} | kw
+    return model_from_config(cfg)
+
+
+def test_projections_split_over_tensor_parallel_ranks():
+    """Column-parallel projections split N, row-parallel ones K; the vocabulary is sharded."""
+    p = layers.projections(_spec(), 4)
+    shape = {n: (int(k), int(nn)) for n, k, nn in zip(p.name, p.k, p.n)}
+    assert shape["q_proj"] == (4096, 1024) and shape["k_proj"] == (4096, 256) and shape["o_proj"] == (1024, 4096)
+    assert shape["qkv_proj"] == (4096, 1536) and shape["gate_up_proj"] == (4096, 7168)
+    assert shape["down_proj"] == (3584, 4096) and shape["lm_head"] == (4096, 32064)
+
+
+def _named(calls: list[tuple[int, int, int]], p, layer=None) -> list[str]:
+    """name_gemms over GEMM kernels given as (K, N, call id), all in layer 0 unless given."""
+    kn = np.array(calls, np.int64).reshape(-1, 3)
+    lay = np.zeros(len(kn), np.int64) if layer is None else np.array(layer, np.int64)
+    return list(layers.name_gemms(kn, lay, p))
+
+
+def test_name_gemms_fused_and_separate_forms():
+    p = layers.projections(_spec(), 1)
+    h, i, q, kv = 4096, 14336, 4096, 1024
+    # vLLM style: fused qkv and gate_up, split-K kernels of one call counted once
+    assert _named([(h, q + 2 * kv, 0), (q, h, 1), (h, 2 * i, 2), (h, 2 * i, 2), (i, h, 3)], p) == \
+        ["qkv_proj", "o_proj", "gate_up_proj", "gate_up_proj", "down_proj"]
+    # Hugging Face style: q and o share a shape (heads fill the hidden size), k and v, gate and up
+    assert _named([(h, q, 0), (h, kv, 1), (h, kv, 2), (q, h, 3), (h, i, 4), (h, i, 5), (i, h, 6)], p) == \
+        ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    # a layer twice as wide as the config: two GEMMs of the fused form's shape are the separate pair
+    assert _named([(h, 2 * i, 0), (h, 2 * i, 1), (2 * i, h, 2)], p) == ["gate_proj", "up_proj", "down_proj"]
+    # ... and in an engine that fuses gate and up, the wider layer's one call is its gate_up_proj
+    assert _named([(h, 2 * i, 0), (i, h, 1), (h, 4 * i, 2), (2 * i, h, 3)], p, layer=[0, 0, 1, 1]) == \
+        ["gate_up_proj", "down_proj", "gate_up_proj", "down_proj"]
+    # outside the layers only the lm_head is named; unknown GEMMs stay unnamed
+    assert _named([(h, 128256, 0), (h, q, 1), (-1, -1, -1), (7, 9, 2)], p, layer=[-1, 0, 0, 0]) == \
+        ["lm_head", "q_proj", "", ""]
+
+
 def test_layer_types():
     moe = decode("moe_eager_torch_stack")["layer_evidence"]["types"]
     assert moe == {"attention + mlp": [0, 2, 4, 6], "attention + moe": [1, 3, 5, 7]}
@@ -175,6 +276,46 @@ def test_public_traces(trace, kind, n, source, first):
     assert d["layer_evidence"]["layers"] == n
     assert d["layer_evidence"]["source"] == source
     assert d["modules"][0]["name"] == first
+
+
+# the public configs of the models these traces ran (Hugging Face Qwen/Qwen1.5-0.5B, Qwen/Qwen3-8B)
+PUBLIC_CONFIGS = {
+    "tracelens_h100_qwen15_05b_hf_eager.json.gz": ("unknown", 0.05, {
+        "model_type": "qwen2", "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 24,
+        "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936, "torch_dtype": "bfloat16"}),
+    "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz": ("prefill", 0.001, {
+        "model_type": "qwen3", "hidden_size": 4096, "intermediate_size": 12288, "num_hidden_layers": 36,
+        "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+        "torch_dtype": "bfloat16"}),
+}
+
+
+@pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared/traces is absent")
+@pytest.mark.parametrize("trace", sorted(PUBLIC_CONFIGS))
+def test_public_traces_named_by_shapes(trace, tmp_path):
+    """Other people's traces without their Python frames, and their model's config: the same
+    projections as the frames name (Hugging Face's q, k, v and o all one shape; SGLang's fused
+    qkv_proj and gate_up_proj), each within a few percent (the frames also hold a Linear's
+    non-GEMM kernels: 2.6% in the HF trace)."""
+    import gzip
+
+    from traceattrib import sol
+
+    kind, rel, cfg = PUBLIC_CONFIGS[trace]
+    doc = json.loads(gzip.decompress((PUBLIC / trace).read_bytes()))
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e.get("cat") != "python_function"]
+    path = tmp_path / trace
+    path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    got = summary_of(ta.analyze(ta.load(str(path)), sol_options=sol.Options(model=str(tmp_path))))["by_kind"][kind]
+    want = summary_of(ta.analyze(ta.load(str(PUBLIC / trace))))["by_kind"][kind]
+    assert got["layer_evidence"]["source"] == "shapes"
+    assert got["layer_evidence"]["layers"] == want["layer_evidence"]["layers"]
+    gm = {m["name"]: m["time_ns"] for m in got["modules"]}
+    projections = {m["name"]: m["time_ns"] for m in want["modules"] if m["name"].endswith("_proj")}
+    assert len(projections) >= 3
+    for name, ns in projections.items():
+        assert gm.get(name, 0.0) == pytest.approx(ns, rel=rel), name
 
 
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared/traces is absent")

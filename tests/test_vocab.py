@@ -150,7 +150,8 @@ OLD_OP_REGEXES = {  # name -> (pattern, flags)
 
 def test_op_families_are_the_lists_they_replaced():
     v = calls.ops()
-    assert frozenset(v.gemm) == OLD_SOL_GEMM_OPS          # sol reads every GEMM op listed
+    # sol reads every GEMM op listed, and MoE experts' grouped GEMMs, which the old list missed
+    assert frozenset(v.gemm) == OLD_SOL_GEMM_OPS | {"aten::_grouped_mm"}
     assert kinds.GEMM_OPS == OLD_STEPS_GEMM_OPS          # steps reads tokens from the `tokens` subset
     for key, (pattern, flags) in OLD_OP_REGEXES.items():
         got = getattr(v, key)
@@ -317,7 +318,7 @@ def test_gemm_shapes_as_before(name, dims, types):
     if want is None:
         assert got is None
         return
-    assert got.keys() == want.keys()
+    assert got.keys() - {"K", "N"} == want.keys()
     for k in want:
         if isinstance(want[k], float) and math.isnan(want[k]):
             assert math.isnan(got[k]), k

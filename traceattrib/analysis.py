@@ -239,8 +239,9 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
     att = st.attention
+    kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
     asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, att,
-                                 trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
+                                 trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn, projections)
     inside = inside_analysis.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
     shown = timeline.shown_rows(bd.steps)
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
@@ -411,6 +412,23 @@ def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
     keys, uniq = pd.factorize(collectives.text(kernels.loc[comm]))
     codes[comm] = keys
     return pd.Categorical.from_codes(codes, categories=pd.Index(uniq))
+
+
+def _gemm_shapes(trace: Trace, st: Steps, kstep: np.ndarray, sol_options: sol.Options | None
+                 ) -> tuple[np.ndarray | None, tuple]:
+    """Per GPU op its GEMM's K and N, and the --model config's projections at the trace's
+    tensor-parallel size, then at the other usual sizes (a single-rank trace of a TP job does not
+    say its size): the `shapes` evidence of layers/; (None, ()) without a config or CPU ops."""
+    spec = sol_options.model_spec() if sol_options is not None else None
+    if spec is None or not len(trace.cpu_ops):
+        return None, ()
+    per_kernel = sol.gemm_kn(trace, kstep)
+    kn = np.full((len(st.ops), 3), -1, np.int64)
+    m = (st.ops["kind"] == "kernel").to_numpy()
+    kn[m] = per_kernel[st.ops["src"].to_numpy()[m]]
+    tp, _ = sol.tensor_parallel(trace)  # first: the trace's own evidence wins a tie
+    sizes = (tp,) + tuple(n for n in (1, 2, 4, 8) if n != tp)
+    return kn, tuple(inside_analysis.projections(spec, n) for n in sizes)
 
 
 def _op_step(st: Steps, kind: str, n: int) -> np.ndarray:

@@ -418,8 +418,8 @@ def content_stamp(path: str) -> str | None:
 def _code_stamp() -> str:
     """What every stored analysis depends on besides its input and options: the entry layout,
     traceattrib's version and sources (size and mtime of each: an edited checkout keeps
-    __version__), the installed pandas and numpy (their __init__'s size and mtime: known without
-    importing them) and Python."""
+    __version__), the installed pandas, numpy, pyarrow and cpp_demangle (their __init__'s size and
+    mtime: known without importing them) and Python."""
     import importlib.util
 
     root = os.path.dirname(os.path.abspath(__file__))
@@ -430,7 +430,8 @@ def _code_stamp() -> str:
             if f.endswith((".py", ".toml")):
                 st = os.stat(os.path.join(d, f))
                 out.append(f"{os.path.relpath(os.path.join(d, f), root)}:{st.st_size}:{st.st_mtime_ns}")
-    for lib in ("pandas", "numpy", "pyarrow"):
+    # cpp_demangle (the demangle extra) changes the buckets of mangled names: installed or not, and which
+    for lib in ("pandas", "numpy", "pyarrow", "cpp_demangle"):
         spec = importlib.util.find_spec(lib)
         st = os.stat(spec.origin) if spec and spec.origin else None
         out.append(f"{lib}:{st.st_size}:{st.st_mtime_ns}" if st else f"{lib}:?")

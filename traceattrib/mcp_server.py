@@ -110,7 +110,7 @@ class LayersResult(About):
     """Inside a kind's steps: per layer (index, type, time and time per bucket, median per step),
     per module summed over the layers (time, count, share of the span, bound if removed), the
     layers well above the median layer of their kind, and how layers and modules were found
-    (`layer_evidence.source`: nvtx, names or position; `names_known` false: modules are named by
+    (`layer_evidence.source`: nvtx, names, shapes or position; `names_known` false: modules are named by
     their place in the layer). Empty lists when the steps show no repeating layers."""
 
     kind: str
@@ -182,27 +182,35 @@ def serve(use_cache: bool = True, cache_dir: str | None = None) -> None:
 
 
 def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
+    """The server: every tool of _Tools, read-only, with one-line errors."""
     app = MCPServer("traceattrib", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING",
                     middleware=[_one_line_tool_errors])
-    lock = anyio.Lock()  # one analysis at a time: each uses the cores it needs
-
-    def tool(fn):
+    tools = _Tools(use_cache, cache_dir)
+    for fn in (tools.report, tools.steps, tools.top_kernels, tools.layers_and_modules, tools.explain, tools.diff, tools.findings):
         app.add_tool(_one_line_errors(fn), annotations=ToolAnnotations(
             read_only_hint=True, idempotent_hint=True, open_world_hint=False))
-        return fn
+    return app
 
-    async def analyzed(ctx: Context, path: str, part: tuple[int, int] = (0, 1), **options) -> Report:
+
+class _Tools:
+    """The tools (their signatures and docstrings are what clients see), over one cache and one
+    analysis at a time: each uses the cores it needs."""
+
+    def __init__(self, use_cache: bool, cache_dir: str | None):
+        self.use_cache, self.cache_dir = use_cache, cache_dir
+        self.lock = anyio.Lock()
+
+    async def analyzed(self, ctx: Context, path: str, part: tuple[int, int] = (0, 1), **options) -> Report:
         """analyze_path(path, **options) through the cache, in a worker thread; progress as
         part (i, n) of the call's work."""
         from .parallel import analyze_path
 
-        run = functools.partial(analyze_path, path, use_cache=use_cache, cache_dir=cache_dir,
+        run = functools.partial(analyze_path, path, use_cache=self.use_cache, cache_dir=self.cache_dir,
                                 progress=_progress(ctx, *part), **options)
-        async with lock:
+        async with self.lock:
             return await anyio.to_thread.run_sync(run)
 
-    @tool
-    async def report(path: TracePath, ctx: Context, kind: KindArg = None,
+    async def report(self, path: TracePath, ctx: Context, kind: KindArg = None,
                      model: Annotated[str | None, Field(description="Hugging Face config.json (or a directory "
                                                         "holding one) for the speed-of-light floor")] = None,
                      layers: Annotated[int | None, Field(ge=1, description="Model layers: checks 2 all-reduces "
@@ -215,15 +223,14 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         from .render.jsonout import to_dict
         from .sol import Options
 
-        rep = await analyzed(ctx, path, layers=layers, sol_options=Options(model=model) if model else None)
+        rep = await self.analyzed(ctx, path, layers=layers, sol_options=Options(model=model) if model else None)
         doc = to_dict(rep, with_steps=False)
         if kind:
             _has_kind(rep, kind)
             doc["summary"] = _only_kind(doc["summary"], kind)
         return _result(_about(rep) | {k: doc[k] for k in ("evidence", "evidence_why", "buckets", "notes", "summary")})
 
-    @tool
-    async def steps(path: TracePath, ctx: Context, kind: KindArg = None,
+    async def steps(self, path: TracePath, ctx: Context, kind: KindArg = None,
                     offset: Annotated[int, Field(ge=0, description="First step of the page")] = 0,
                     limit: Annotated[int, Field(ge=1, le=PAGE_MAX, description="Steps per page")] = 20,
                     ) -> Annotated[CallToolResult, StepsResult]:
@@ -231,7 +238,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         warm-up/outlier flags, time and exposed time per bucket, idle causes, collectives, floor."""
         from .render.jsonout import step_list
 
-        rep = await analyzed(ctx, path)
+        rep = await self.analyzed(ctx, path)
         if kind:
             _has_kind(rep, kind)
         rows = [s for s in step_list(rep) if not kind or s["kind"] == kind]
@@ -239,8 +246,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         return _result(_about(rep) | {"kind": kind, "total": len(rows), "offset": offset,
                                       "next_offset": end if end < len(rows) else None, "steps": rows[offset:end]})
 
-    @tool
-    async def top_kernels(path: TracePath, ctx: Context,
+    async def top_kernels(self, path: TracePath, ctx: Context,
                           bucket: Annotated[Bucket | None, Field(description="Only this bucket")] = None,
                           kind: Annotated[Kind | None, Field(description="Step kind (default: the headline kind, "
                                                              "decode when there is any)")] = None,
@@ -250,7 +256,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         and per step."""
         from .analysis import top_kernels as top
 
-        rep = await analyzed(ctx, path)
+        rep = await self.analyzed(ctx, path)
         kind = kind or rep.summary.kind
         _has_kind(rep, kind)
         g = top(rep, kind, limit)
@@ -261,8 +267,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
                  "per_step_ns": r.total_ns / r.steps, "per_step_count": r.count / r.steps} for r in g.itertuples()]
         return _result(_about(rep) | {"kind": kind, "steps": n, "kernels": rows})
 
-    @tool
-    async def layers_and_modules(path: TracePath, ctx: Context,
+    async def layers_and_modules(self, path: TracePath, ctx: Context,
                                  kind: Annotated[Kind | None, Field(description="Step kind (default: the headline "
                                                                     "kind, decode when there is any)")] = None,
                                  ) -> Annotated[CallToolResult, LayersResult]:
@@ -271,7 +276,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         (labels by kernel position from a step with names), and the slow layers."""
         from .render.jsonout import to_dict
 
-        rep = await analyzed(ctx, path)
+        rep = await self.analyzed(ctx, path)
         kind = kind or rep.summary.kind
         _has_kind(rep, kind)
         ks = to_dict(rep, with_steps=False)["summary"]["by_kind"][kind]
@@ -279,8 +284,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
                                       "layers": ks.get("layers") or [], "modules": ks.get("modules") or [],
                                       "slow_layers": ks.get("slow_layers") or []})
 
-    @tool
-    async def explain(kernel_names: Annotated[list[str], Field(min_length=1, max_length=1000,
+    async def explain(self, kernel_names: Annotated[list[str], Field(min_length=1, max_length=1000,
                                                                description="Kernel names")],
                       op: Annotated[str, Field(description="Launching CPU op chain (torch traces), e.g. "
                                                "'aten::to > aten::_to_copy > aten::copy_'")] = "",
@@ -295,8 +299,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
                                                                      "json"))
         return _result({"kernels": json.loads(text)})
 
-    @tool
-    async def diff(before: TracePath, after: TracePath, ctx: Context,
+    async def diff(self, before: TracePath, after: TracePath, ctx: Context,
                    fail_if_slower: Annotated[float | None, Field(allow_inf_nan=False, description=(
                        "Percent: the gate trips when a kind's median step got slower by more, with the "
                        "whole 95% interval above it"))] = None,
@@ -310,20 +313,19 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
         from .diff import diff as compare
         from .render.diff import to_dict
 
-        reps = [await analyzed(ctx, p, part=(i, 2)) for i, p in enumerate((before, after))]
+        reps = [await self.analyzed(ctx, p, part=(i, 2)) for i, p in enumerate((before, after))]
         limits = [] if fail_if_slower is None else [("median", fail_if_slower)]
         res = to_dict(compare(reps[0], reps[1], fail_if_slower=limits, allow_mismatch=allow_mismatch))
         return _result(res | {"gate": res.get("gate"), "cached": all(_about(r)["cached"] for r in reps),
                               "warnings": list(dict.fromkeys(w for r in reps for w in warnings_of(r.meta)))})
 
-    @tool
-    async def findings(path: TracePath, ctx: Context) -> Annotated[CallToolResult, FindingsResult]:
+    async def findings(self, path: TracePath, ctx: Context) -> Annotated[CallToolResult, FindingsResult]:
         """What to fix first: the largest opportunities in the headline kind's steps (decode when there
         is any), each with the most the step could speed up and the evidence from the trace."""
         from .render.findings import advice
         from .render.jsonout import to_dict
 
-        rep = await analyzed(ctx, path)
+        rep = await self.analyzed(ctx, path)
         doc = to_dict(rep, with_steps=False)
         ks = rep.summary.main()
         main = doc["summary"]["by_kind"].get(rep.summary.kind) or {}  # the idle figures inline there
@@ -335,7 +337,7 @@ def build(use_cache: bool = True, cache_dir: str | None = None) -> MCPServer:
                                       "ceiling": doc["summary"]["ceiling"], "idle_advice": tips,
                                       "notes": doc["notes"]})
 
-    return app
+
 
 
 # --- what every tool shares ---------------------------------------------------------------------

@@ -209,7 +209,7 @@ class ModuleTime(Struct):
     win (span / (span - the time only it runs))."""
 
     name: str
-    source: str  # nvtx | names | position: where its name comes from
+    source: str  # nvtx | names | shapes | position: where its name comes from
     time_ns: float
     count: float
     share: float
@@ -233,7 +233,7 @@ class SlowLayer(Struct):
 class LayerEvidence(Struct):
     """How the layers and modules of a kind's steps were found."""
 
-    source: str  # nvtx | names | position | none: what most steady steps had
+    source: str  # nvtx | names | shapes | position | none: what most steady steps had
     steps: dict[str, int]  # steady steps per source
     layers: int  # layers per step (median)
     types: dict[str, list[int]]  # layer type -> its layers

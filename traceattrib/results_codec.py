@@ -13,7 +13,7 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 4  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: integrity checks
+VERSION = 5  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol, layers named from shapes; 5: integrity checks
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {

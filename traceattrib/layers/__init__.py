@@ -9,6 +9,8 @@ the best evidence the step has (`SOURCES`, best first):
             DecoderLayer_3 > MLP_3 > Linear_20): the layer is the n-th instance of the class that
             repeats through the step, a Linear is named by its parent and its place among the
             parent's Linear calls;
+  shapes    GEMMs named by their K x N against a model config (--model), which projection has
+            which shape (shapes.py); the layers come from the repeating pattern, as for position;
   position  the step's kernel sequence aligned with a step of the same rank that has names (an
             eager prefill beside graph-replayed decodes, as vLLM V1 runs): every op takes the
             label of the op it aligns with; ops that align with none, and steps with no such step,
@@ -22,8 +24,10 @@ from __future__ import annotations
 from .assign import Assignment, assign
 from .position import ANCHOR_WEIGHT, _align, _layer_anchors, _segment
 from .rules import NO_STEP, OUTSIDE, SOURCES, path_module, vocab
+from .shapes import Projections, name_gemms, projections
 from .summary import MIN_COVER, MIN_LAYERS, SLOW, section
 from .times import Times, concat, times
 
-__all__ = ["ANCHOR_WEIGHT", "MIN_COVER", "MIN_LAYERS", "NO_STEP", "OUTSIDE", "SLOW", "SOURCES", "Assignment", "Times",
-           "_align", "_layer_anchors", "_segment", "assign", "concat", "path_module", "section", "times", "vocab"]
+__all__ = ["ANCHOR_WEIGHT", "MIN_COVER", "MIN_LAYERS", "NO_STEP", "OUTSIDE", "SLOW", "SOURCES", "Assignment", "Projections", "Times",
+           "_align", "_layer_anchors", "_segment", "assign", "concat", "name_gemms", "path_module", "projections", "section", "times",
+           "vocab"]

@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 
 from .evidence import from_frames, from_ranges
-from .position import _by_position, _fill, _reference
+from .position import _by_position, _fill, _places, _reference, _segment
 from .rules import NO_STEP, vocab
+from .shapes import MIN_MATCHED, Projections, name_gemms, split_layers
 
 
 @dataclass
@@ -34,10 +35,12 @@ class Assignment:
 
 def assign(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, ranges: pd.DataFrame,
            cpu_ops: pd.DataFrame, bucket_codes: np.ndarray, attention: np.ndarray | None,
-           kernel_names: pd.Index | None = None, buckets: tuple[str, ...] = ()) -> Assignment:
+           kernel_names: pd.Index | None = None, buckets: tuple[str, ...] = (),
+           gemm_kn: np.ndarray | None = None, projections: tuple[Projections, ...] = ()) -> Assignment:
     """Layers and modules of one rank's GPU ops (ops: steps.Steps.ops, step = row of `table`,
     name_code = code into `kernel_names`, the kernel table's name categories; bucket_codes: per op,
-    into `buckets`; attention: per op, an attention kernel)."""
+    into `buckets`; attention: per op, an attention kernel; gemm_kn: per op, its GEMM's K, N and
+    call id (-1 unknown); projections: a model config's projections, one per tensor-parallel size to try)."""
     v = vocab()
     n = len(ops)
     step = ops["step"].to_numpy(np.int64)
@@ -58,13 +61,15 @@ def assign(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, range
     bounds = np.searchsorted(step[order], np.arange(len(table) + 1))
     per_step = [order[bounds[s]:bounds[s + 1]] for s in range(len(table))]
     labeled = _from_names(a, per_step, toks, (("nvtx", lr, mr), ("names", lf, mf)))
+    bucket = np.where((bucket_codes >= 0) & (bucket_codes < len(buckets)), bucket_codes, len(buckets))
+    bucket_names = np.asarray(buckets + ("",), dtype=object)
+    if gemm_kn is not None and projections and (gemm_kn[:, 0] >= 0).any():
+        _from_shapes(a, per_step, labeled, toks, fine, att, gemm_kn, projections, bucket_names[bucket])
     anchor = None  # per token value: a GEMM (not a helper), what position alignment anchors on
     if v.anchor_bucket in buckets:
         anchor = np.zeros(2 * max(len(buckets), int(toks.max(initial=0)) // 2 + 1), bool)
         anchor[2 * buckets.index(v.anchor_bucket)] = True
-    bucket = np.where((bucket_codes >= 0) & (bucket_codes < len(buckets)), bucket_codes, len(buckets))
-    _from_position(a, per_step, table, labeled, toks, fine, att, bucket, np.asarray(buckets + ("",), dtype=object),
-                   anchor)
+    _from_position(a, per_step, table, labeled, toks, fine, att, bucket, bucket_names, anchor)
     a.layer[step < 0] = NO_STEP
     a.layer_type, a.types = _types(a.layer, a.module, a.modules, step, fine, per_step)
     return a
@@ -101,6 +106,43 @@ def _from_names(a: Assignment, per_step: list[np.ndarray], toks: np.ndarray,
                 labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
                 break
     return labeled
+
+
+def _from_shapes(a: Assignment, per_step: list[np.ndarray], labeled: dict, toks: np.ndarray, fine: np.ndarray,
+                 att: np.ndarray, gemm_kn: np.ndarray, projections: tuple[Projections, ...],
+                 bucket: np.ndarray) -> None:
+    """Label the steps without names whose GEMMs have shapes: layers from the repeating pattern,
+    GEMMs named by their K x N against the config (the tensor-parallel size that names the most),
+    attention kernels `attention`, the other ops by their place in the layer. Steps with one
+    kernel sequence are worked out once."""
+    mi = {m: i for i, m in enumerate(a.modules)}
+    cache: dict[tuple, tuple[np.ndarray, np.ndarray] | None] = {}
+    for s, rows in enumerate(per_step):
+        if not rows.size or a.source[s] != "none":
+            continue
+        kn = gemm_kn[rows]
+        key = (kn.tobytes(), fine[rows].tobytes(), att[rows].tobytes())
+        if key not in cache:
+            cache[key] = None
+            seg0 = _segment(fine[rows], att[rows])
+            shaped = int((kn[:, 0] >= 0).sum())
+            tries = [(split_layers(seg0, kn, att[rows], p), p) for p in projections]
+            seg, best = max(((sg, name_gemms(kn, sg, p)) for sg, p in tries), key=lambda x: int((x[1] != "").sum()))
+            if shaped and (best != "").sum() >= MIN_MATCHED * shaped and (seg >= 0).any():
+                place = _places(seg)
+                names = [g if g else ("attention" if at and lay >= 0 else
+                                      (f"op {p}: {b}" if b else f"op {p}") if lay >= 0 else "outside")
+                         for g, at, p, lay, b in zip(best, att[rows], place, seg, bucket[rows])]
+                for name in dict.fromkeys(names):
+                    if name not in mi:
+                        mi[name] = len(a.modules)
+                        a.modules.append(name)
+                cache[key] = (seg, np.array([mi[x] for x in names], np.int64))
+        if cache[key] is None:
+            continue
+        a.source[s] = "shapes"
+        a.layer[rows], a.module[rows] = cache[key]
+        labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
 
 
 def _from_position(a: Assignment, per_step: list[np.ndarray], table: pd.DataFrame, labeled: dict,

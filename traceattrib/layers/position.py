@@ -141,6 +141,15 @@ def _reference(s: int, labeled: dict, ranks: np.ndarray, kinds: np.ndarray) -> i
     return same[0] if same else None
 
 
+def _places(seg: np.ndarray) -> np.ndarray:
+    """Per op of a step cut into layers, its place in its layer (0 = the layer's first op)."""
+    if not seg.size or not (seg >= 0).any():
+        return np.zeros(seg.size, np.int64)
+    first = np.r_[True, seg[1:] != seg[:-1]]
+    start = np.maximum.accumulate(np.where(first, np.arange(seg.size), 0))
+    return np.arange(seg.size) - start
+
+
 def _by_position(toks: np.ndarray, fine: np.ndarray, att: np.ndarray,
                  ref: tuple[np.ndarray, np.ndarray, list[str]] | None,
                  bucket: list[str], anchor: np.ndarray | None) -> tuple[np.ndarray, list[str], str, bool]:
@@ -156,10 +165,6 @@ def _by_position(toks: np.ndarray, fine: np.ndarray, att: np.ndarray,
             layer = _fill(np.where(got, rl[np.maximum(at, 0)], NO_STEP))
             return layer, _neighbour_names(at, toks, rt, rl, rm, layer), "position", True
     layer = seg
-    place = np.zeros(toks.size, np.int64)
-    if (seg >= 0).any():
-        first = np.r_[True, seg[1:] != seg[:-1]]
-        start = np.maximum.accumulate(np.where(first, np.arange(seg.size), 0))
-        place = np.arange(seg.size) - start
+    place = _places(seg)
     names = [(f"op {p}: {b}" if b else f"op {p}") if lay >= 0 else "outside" for p, lay, b in zip(place, seg, bucket)]
     return layer, names, "position" if (seg >= 0).any() else "none", False

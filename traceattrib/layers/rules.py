@@ -7,7 +7,7 @@ from functools import lru_cache
 
 OUTSIDE = -1  # layer of the ops around the layers
 NO_STEP = -2  # layer of the ops outside every step
-SOURCES = ("nvtx", "names", "position", "none")
+SOURCES = ("nvtx", "names", "shapes", "position", "none")
 MODULE_PREFIX = "nn.Module: "
 
 

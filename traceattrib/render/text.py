@@ -89,7 +89,8 @@ def _kind_block(rep: Report, kind: str, ks: KindSummary) -> list[str]:
 
 
 SOURCE_TEXT = {"nvtx": "module names from NVTX / record_function ranges", "names": "module names from Python frames",
-               "position": "the repeating kernel pattern", "none": "no evidence"}
+               "shapes": "GEMM shapes against --model", "position": "the repeating kernel pattern",
+               "none": "no evidence"}
 MODULE_ROWS = 10  # modules listed (the rest: --format json)
 
 

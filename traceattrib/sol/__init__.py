@@ -35,9 +35,9 @@ from .calls import attention, gemm, op_class
 from .columns import STEP_COLUMNS, Options, step_columns
 from .model import ModelSpec, load_model, model_from_config, model_steps, model_work, tensor_parallel
 from .peaks import Peak, load_gpus, match_gpu, parse_rate, trace_peak
-from .shapes import ShapeWork, shape_work
+from .shapes import ShapeWork, gemm_kn, shape_work
 from .summary import candidates, section
 
-__all__ = ["STEP_COLUMNS", "ModelSpec", "Options", "Peak", "ShapeWork", "attention", "candidates", "gemm",
+__all__ = ["STEP_COLUMNS", "ModelSpec", "Options", "Peak", "ShapeWork", "attention", "candidates", "gemm", "gemm_kn",
            "load_gpus", "load_model", "match_gpu", "model_from_config", "model_steps", "model_work", "op_class",
            "parse_rate", "section", "shape_work", "step_columns", "tensor_parallel", "trace_peak"]

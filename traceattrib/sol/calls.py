@@ -145,6 +145,12 @@ def _matmul(a, w, sh):
     return (a[-2] if len(a) >= 2 else 1), a[-1], w[-1], batch, False
 
 
+def _grouped(a, w, sh):
+    if len(a) != 2 or len(w) != 3:
+        return None
+    return a[0], a[1], w[2], 1, False  # each row meets one group's matrix: 2 M K N FLOPs
+
+
 def _mv(a, w, sh):
     if len(w) != 2:
         return None
@@ -164,8 +170,8 @@ def _int4pack(a, w, sh):
     return prod(a[:-1]), a[-1], sz[1], 1, True
 
 
-FORMS = {"linear": _linear, "mm": _mm, "bmm": _bmm, "matmul": _matmul, "mv": _mv, "int8pack": _int8pack,
-         "int4pack": _int4pack}
+FORMS = {"linear": _linear, "mm": _mm, "bmm": _bmm, "grouped": _grouped, "matmul": _matmul, "mv": _mv,
+         "int8pack": _int8pack, "int4pack": _int4pack}
 
 
 def _custom(sh, t) -> tuple | None:
@@ -187,7 +193,7 @@ def _custom(sh, t) -> tuple | None:
 
 
 def gemm(name: str, dims: list, types: list[str]) -> dict | None:
-    """M, N, K, batch and operand sizes of one GEMM call from its input shapes; None if unreadable.
+    """M, K, N (None: unknown), batch and operand sizes of one GEMM call from its input shapes; None if unreadable.
 
     The weight is the input rules/ops.toml names (F.linear(x, W) is mm(x, W^T)); for custom ops
     the largest input."""
@@ -222,7 +228,7 @@ def _operands(sh, t, ai, wi, M, K, N, batch, two_d, bias, bi) -> dict:
     abytes = prod(sh[ai]) * width(t[ai]) if sh[ai] is not None else 0
     flops = 2.0 * batch * M * N * K if N is not None else math.nan
     out_bytes = batch * M * N * width(t[ai]) if N is not None else 0
-    return {"M": M, "two_d": two_d, "weight_shape": tuple(w), "weight_type": t[wi], "weight_bytes": float(wbytes),
+    return {"M": M, "K": K, "N": N, "two_d": two_d, "weight_shape": tuple(w), "weight_type": t[wi], "weight_bytes": float(wbytes),
             "act_bytes": float(abytes + out_bytes), "flops": flops, "dtype": math_dtype(t[ai]) or math_dtype(t[wi])}
 
 

@@ -85,6 +85,37 @@ def shape_work(trace: Trace, kernel_step: np.ndarray, nsteps: int,
     return res
 
 
+def gemm_kn(trace: Trace, kernel_step: np.ndarray) -> np.ndarray:
+    """Per row of trace.kernels, the K and N of the GEMM call that launched it and that call's id
+    ((n, 3) int64, -1 when the kernel is outside steps, not a GEMM's or its call has no shapes)."""
+    k, co = trace.kernels, trace.cpu_ops
+    out = np.full((len(k), 3), -1, np.int64)
+    if not len(k) or not len(co) or "op_id" not in k.columns or not any_dims(co):
+        return out
+    ops = _OpTable(co)
+    kroot = _call_of_kernel(ops, _launching_op(k, ops, np.asarray(kernel_step, np.int64)))
+    sel = np.flatnonzero((kroot >= 0) & ops.has_dims[np.maximum(kroot, 0)])
+    if not sel.size:
+        return out
+    r = kroot[sel]
+    gemm = np.isin(ops.cls[r], (GEMM_KNOWN, GEMM_CUSTOM))
+    sel, r = sel[gemm], r[gemm]
+    combo = np.stack([ops.ncode[r], ops.dcode[r], ops.tcode[r]], axis=1)
+    if not len(combo):
+        return out
+    ukeys, inv = np.unique(combo, axis=0, return_inverse=True)
+    kn = np.full((len(ukeys), 2), -1, np.int64)
+    for i, (nc, dc, tc) in enumerate(ukeys):  # once per distinct call signature
+        d = calls.parse_dims(str(ops.dims_cats[dc]))
+        g = calls.gemm(str(ops.name_cats[nc]), d, calls.parse_types(str(ops.types_cats[tc]))) if d else None
+        if g is not None and g["N"] is not None:
+            kn[i] = (int(g["K"]), int(g["N"]))
+    out[sel, :2] = kn[inv.reshape(-1)]
+    out[sel, 2] = r
+    out[out[:, 0] < 0, 2] = -1
+    return out
+
+
 # --- the op table ----------------------------------------------------------------------------------
 
 def categorical(col: pd.Series) -> pd.Categorical:
