@@ -64,6 +64,15 @@ class Page:
     def js(self, expr: str):
         return self.page.evaluate(expr)
 
+    def wait_until(self, expr: str, tries: int = 100) -> None:
+        """Poll `expr` until true (wait_for_function would need 'unsafe-eval', which the page's
+        Content-Security-Policy forbids)."""
+        for _ in range(tries):
+            if self.js(expr):
+                return
+            self.page.wait_for_timeout(50)
+        raise AssertionError(f"never true: {expr}")
+
     def click_step(self, i: int) -> None:
         """Click the middle of step i's bar in the step strip, as a user would."""
         x, y = self.js(f"""(() => {{
@@ -224,3 +233,73 @@ def test_size_stays_bounded_for_many_steps(tmp_path):
     assert 1.2e6 < size < 10e6, size
     view = json.loads(re.search(r'id="data">(.*?)</script>', out.read_text(), re.S).group(1))
     assert view["steps"]["n"] == 10_000 and 2 <= len(view["detail"]["steps"]) <= 6  # <= 3 per kind, one rank
+
+
+def _gap_tooltip(p: Page, j: int) -> tuple[str, str]:
+    """Hover over gap j of the step open in the step view, as a user would, then click it: the
+    tooltip's text and the line the click keeps under the chart."""
+    x, y = p.js(f"""(() => {{
+        const G = window.__ta.view.detail.gaps, c = window.__ta.step();
+        const q = c.convertToPixel({{xAxisIndex: 0, yAxisIndex: 0}}, [(G.t0[{j}] + G.t1[{j}]) / 2e3, 0]);
+        const r = document.getElementById('step').getBoundingClientRect();
+        return [r.left + q[0], r.top + q[1]];
+    }})()""")
+    p.page.mouse.move(x - 40, y + 60)
+    p.page.mouse.move(x, y)
+    p.wait_until("""Array.from(document.querySelectorAll('#step div'))
+                                .some(d => d.innerText.startsWith('idle '))""")
+    tip = p.js("""Array.from(document.querySelectorAll('#step div')).map(d => d.innerText)
+                  .filter(t => t.startsWith('idle ')).pop()""")
+    p.page.mouse.click(x, y)
+    return tip, p.page.inner_text("#gap")
+
+
+def _dur(ns: int) -> str:
+    """report.js's dur(): how the page writes a time."""
+    if ns < 1e3:
+        return f"{ns:.0f} ns"
+    if ns < 1e6:
+        return f"{ns / 1e3:.1f} us" if ns < 1e4 else f"{ns / 1e3:.0f} us"
+    return f"{ns / 1e6:.2f} ms" if ns < 1e8 else f"{ns / 1e6:.1f} ms"
+
+
+def test_idle_gaps_show_their_causes_and_the_cpu(browser, tmp_path):
+    """Each idle gap of a step in the step view: its length, its largest cause and what the CPU was
+    doing, on hover and on click; a step's gaps add up to the JSON report's idle causes of it."""
+    src = tmp_path / "idle.sqlite"
+    shutil.copy(FIXTURES / "idle_causes_nsys.sqlite", src)
+    con = sqlite3.connect(src)  # the CPU's busy range named with markup
+    con.execute("UPDATE NVTX_EVENTS SET text = ? WHERE text = 'host_busy_wait'", (HOSTILE[1],))
+    con.commit()
+    con.close()
+    path, doc = write_report(tmp_path, src)
+    p = Page(browser, path)
+    v = p.js("window.__ta.view")
+    g, shown = v["detail"]["gaps"], v["detail"]["steps"]
+    assert len(g["step"]) > 100 and set(v["causes"]) == set(g["ns"])
+    for k, d in enumerate(shown):  # every kept step: its gaps' causes are the JSON step's
+        step = doc["steps"][d["row"]]
+        mine = [j for j, s in enumerate(g["step"]) if s == k]
+        assert {c: sum(g["ns"][c][j] for j in mine) for c in v["causes"]} == step["idle_causes_ns"]
+        assert all(g["t1"][j] - g["t0"][j] == sum(g["ns"][c][j] for c in v["causes"]) for j in mine)
+    # the longest gap where the CPU was in the range named with markup: its step opened from the
+    # strip, the gap hovered and clicked
+    named = [j for j in range(len(g["step"])) if g["what"][j] >= 0 and g["whats"][g["what"][j]] == HOSTILE[1]]
+    j = max(named, key=lambda j: g["t1"][j] - g["t0"][j])
+    row = shown[g["step"][j]]["row"]
+    if row != p.js("window.__ta.shownStep"):
+        p.click_step(row)
+    assert p.js("window.__ta.shownStep") == row
+    cause = v["causes"][g["cause"][j]]
+    assert g["ns"][cause][j] == max(g["ns"][c][j] for c in v["causes"])
+    tip, kept = _gap_tooltip(p, j)
+    head = f"idle {_dur(g['t1'][j] - g['t0'][j])} at {g['t0'][j] / 1e3:.1f} us · largest cause: {v['idle_words'][cause]}"
+    assert tip.startswith(head) and kept.startswith(head)
+    what = HOSTILE[1]
+    assert f"CPU: {what} (from range)" in tip and f"CPU: {what} (from range)" in kept
+    for c in v["causes"]:
+        if g["ns"][c][j]:
+            assert f"{v['idle_words'][c]}: {_dur(g['ns'][c][j])}" in tip
+    # the markup in the range's name stayed text, in the tooltip and below the chart
+    assert p.js("window.__pwned") is None and p.js("document.querySelectorAll('#step img, #gap img').length") == 0
+    assert p.errors == []

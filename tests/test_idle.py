@@ -21,6 +21,7 @@ from traceattrib.render.findings import ADVICE, IDLE_WHAT, advice, as_dict
 from traceattrib.render.notes import texts
 
 from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, shared_files, summary_of
+from tracegen import kineto_text, timelines
 
 IDLE_FIXTURES = {"torch": "idle_causes_torch.pt.trace.json.gz", "nsys": "idle_causes_nsys.sqlite"}
 # the same workload under nsys with CPU samples and OS-runtime calls (--sample=process-tree -t osrt):
@@ -189,11 +190,40 @@ REAL_FIXTURES = sorted(p.name for p in FIXTURES.iterdir()
                        if p.name.endswith((".sqlite", ".json.gz")) or (p.is_dir() and p.name.endswith("_torch")))
 
 
+def gaps_add_up(rep) -> None:
+    """Every gap's parts sum to its length, a step's gaps to its idle causes; gaps are disjoint,
+    inside their step's span, and name their largest part; queued gaps are launch only."""
+    g, tab = rep.gaps, rep.steps
+    parts = g[[f"{c}_ns" for c in idle.CAUSES]].to_numpy()
+    assert (parts >= 0).all() and (parts.sum(axis=1) == (g["end_ns"] - g["start_ns"]).to_numpy()).all()
+    assert (g["end_ns"] > g["start_ns"]).all()
+    assert list(g["cause"].astype(str)) == [idle.CAUSES[i] for i in parts.argmax(axis=1)]
+    q = g["queued"].to_numpy(bool)
+    assert (parts[q, 0] == parts[q].sum(axis=1)).all()
+    per = g.groupby(["rank", "step"])[[f"{c}_ns" for c in idle.CAUSES]].sum()
+    key = pd.MultiIndex.from_frame(tab[["rank", "index"]])
+    for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS):
+        assert (per[f"{c}_ns"].reindex(key, fill_value=0).to_numpy() == tab[col].to_numpy()).all(), c
+    span = tab.set_index(["rank", "index"])[["start_ns", "end_ns"]].reindex(pd.MultiIndex.from_frame(g[["rank", "step"]]))
+    assert (g["start_ns"].to_numpy() >= span["start_ns"].to_numpy()).all()
+    assert (g["end_ns"].to_numpy() <= span["end_ns"].to_numpy()).all()
+    same = (g["rank"].to_numpy()[1:] == g["rank"].to_numpy()[:-1]) & (g["step"].to_numpy()[1:] == g["step"].to_numpy()[:-1])
+    assert (g["start_ns"].to_numpy()[1:][same] >= g["end_ns"].to_numpy()[:-1][same]).all()
+    named = (g["host_ns"] + g["sync_ns"] > 0).to_numpy()
+    assert (g["what"].astype(str).to_numpy()[~named] == "").all() and (g["what"].astype(str).to_numpy()[named] != "").all()
+    # the shown steps' gaps (what the HTML report carries) are the same rows
+    shown = set(map(tuple, rep.shown[["rank", "step"]].to_numpy().tolist()))
+    keep = np.array([(int(a), int(b)) in shown for a, b in zip(g["rank"], g["step"])], bool)
+    mine = g[keep].reset_index(drop=True)  # (a mask array: an empty list would select no columns)
+    pd.testing.assert_frame_equal(mine, rep.gap_detail.reset_index(drop=True), check_categorical=False)
+
+
 @pytest.mark.parametrize("name", REAL_FIXTURES)
 def test_causes_sum_exactly_on_every_fixture(name):
     _, rep = loaded(str(FIXTURES / name))
     assert len(rep.steps) and causes_sum_exactly(rep.steps)
     assert (rep.steps[idle.QUEUED_COLUMN] <= rep.steps["idle_launch_ns"]).all()
+    gaps_add_up(rep)
 
 
 @needs_shared
@@ -201,6 +231,7 @@ def test_causes_sum_exactly_on_every_fixture(name):
 def test_causes_sum_exactly_on_public_traces(path):
     _, rep = loaded(str(path))
     assert len(rep.steps) and causes_sum_exactly(rep.steps)
+    gaps_add_up(rep)
 
 
 @needs_shared
@@ -315,6 +346,18 @@ def test_rules_on_a_built_timeline():
     assert lab[("host", "busy")] == 390_000 and lab[("host", idle.UNNAMED)] == 494_000 - 390_000
     assert lab[("sync", "cudaStreamSynchronize")] == 96_500
     assert lab[("sync", "cudaMemcpyAsync (blocking copy)")] == 16 * us
+    # gap by gap: its parts, its largest cause and what the CPU did in it
+    g = ic.gaps.set_index("start_ns")
+    assert list(g.index) == [0, 3500, 4000, 6000, 503_000, 602_000, 640_000]
+    assert g.loc[3500, "queued"] and g.loc[3500, "cause"] == "launch" and g.loc[3500, "launch_ns"] == 100
+    assert g.loc[6000, ["host_ns", "launch_ns", "end_ns"]].tolist() == [494_000, 2000, 502_000]
+    assert (g.loc[6000, "cause"], g.loc[6000, "what"], g.loc[6000, "source"]) == ("host", "busy", "range")
+    assert g.loc[503_000, ["sync_ns", "launch_ns"]].tolist() == [96_500, 1700]
+    assert (g.loc[503_000, "cause"], g.loc[503_000, "what"], g.loc[503_000, "source"]) == \
+        ("sync", "cudaStreamSynchronize", "call")
+    assert g.loc[0, "what"] == "" and g.loc[0, "cause"] == "launch"
+    sums = g[[f"{x}_ns" for x in idle.CAUSES]].sum()
+    assert [int(sums[f"{x}_ns"]) for x in idle.CAUSES] == [int(c[col]) for col in idle.CAUSE_COLUMNS]
     # a longer launch_run_gap turns the 495 us stretch into launch path
     import dataclasses
     loose = dataclasses.replace(idle.load_rules(), launch_run_gap_ns=1_000_000)
@@ -473,3 +516,21 @@ def test_gap_order_check_and_merged_shortcut(rows):
     assert (us[1:] > ue[:-1]).all() and (ue >= us).all()
     if (s[1:] > e[:-1]).all():  # (d >= 0) the shortcut: returned as they are
         assert us is s and ue is e
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(tl=timelines())
+def test_gaps_add_up_on_generated_traces(tl):
+    """Any generated trace: every idle gap adds up (gaps_add_up), whatever the steps found."""
+    import tempfile
+
+    from traceattrib.errors import TraceError
+    with tempfile.TemporaryDirectory() as d:
+        path = f"{d}/t.json"
+        with open(path, "w") as f:
+            f.write(kineto_text(tl))
+        try:
+            rep = analyze(read(path))
+        except TraceError:  # no GPU work, or none inside a step: said in one line
+            return
+    gaps_add_up(rep)

@@ -80,13 +80,16 @@ def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_o
     ic = idle.explain(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
-    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep)
-    memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
-                                 step=analysis._op_step(st, "memop", len(trace.memops)))
     notes = [note("input", n) for n in trace.meta.get("notes", [])] + st.notes + bd.notes + sol_notes + ic.notes
     att = st.attention
     asg = layers_of.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes, att,
                            trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS)
+    kl, km = layers_of.of_table(asg, st.ops, "kernel", len(trace.kernels))
+    ml, mm = layers_of.of_table(asg, st.ops, "memop", len(trace.memops))
+    kernels = trace.kernels.assign(bucket=kc["bucket"].to_numpy(), rule=kc["rule"].to_numpy(), step=kstep,
+                                   layer=kl, module=km.to_numpy())
+    memops = trace.memops.assign(bucket=mc["bucket"].to_numpy(), rule=mc["rule"].to_numpy(),
+                                 step=analysis._op_step(st, "memop", len(trace.memops)), layer=ml, module=mm.to_numpy())
     inside = layers_of.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
     model = analysis.comm_model(model, sol_options)
     cr = comm.analyze(kernels, bd.steps, bd.buckets, trace.meta, link=link, what_if_links=what_if_links, model=model)

@@ -36,8 +36,10 @@ if TYPE_CHECKING:  # imported where used: merging cached results needs no step f
 
 # How steps were found, best first (steps.find_steps' order): when ranks differ, the report names
 # the best one and a note says which ranks used what.
-EVIDENCE_ORDER = ("regex", "annotations", "python_frames", "cuda_graphs", "detected", "whole_trace", "none")
+EVIDENCE_ORDER = ("regex", "given", "annotations", "python_frames", "cuda_graphs", "detected", "whole_trace", "none")
 KERNEL_TOTAL_COLUMNS = ["kind", "warmup", "bucket", "name", "total_ns", "count"]
+GAP_COLUMNS = ["rank"] + list(idle.GAP_COLUMNS)  # step: the step's index on its rank
+OP_COLUMNS = ["bucket", "rule", "step", "layer", "module"]  # what keep_ops adds to the op tables
 
 
 @dataclass
@@ -56,8 +58,11 @@ class RankResult:
     shown / detail: the steps a viewer shows op by op (rank, step, why: timeline.shown_rows) and
     their GPU ops (timeline.COLUMNS).
     inside: the time of every layer and module of every step (inside_analysis.Times).
-    kernels/memops: only with keep_ops: bucket, rule and step (row into `steps`, -1 outside) of
-    every row of the input tables, in the input's row order.
+    gap_detail: the idle gaps of the shown steps (GAP_COLUMNS: rank, step index and idle.GAP_COLUMNS
+    but its step row), what a viewer labels by cause and CPU activity.
+    kernels/memops/graphs: only with keep_ops: bucket, rule, step (row into `steps`, -1 outside),
+    layer (layers.OUTSIDE around the layers, layers.NO_STEP outside steps) and module ("" none) of
+    every row of the input tables, in the input's row order; gaps: every idle gap (GAP_COLUMNS).
     """
 
     rank: int
@@ -76,14 +81,18 @@ class RankResult:
     detail: pd.DataFrame | None = None
     inside: inside_analysis.Times | None = None
     integrity: pd.DataFrame | None = None
+    gap_detail: pd.DataFrame | None = None
     kernels: pd.DataFrame | None = None
     memops: pd.DataFrame | None = None
+    graphs: pd.DataFrame | None = None
+    gaps: pd.DataFrame | None = None
 
     def relabel(self, rank: int) -> RankResult:
         """The same result under another rank id (rank files renumbered by file order)."""
         tabs = {n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, getattr(self, n)["rank"].dtype))
                 if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
-                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail", "integrity")
+                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail", "integrity",
+                          "gap_detail", "gaps")
                 if getattr(self, n) is not None}
         if self.inside is not None:
             tabs["inside"] = self.inside.relabel(rank)
@@ -102,8 +111,12 @@ class Report:
     `top_kernels` reads; shown / detail: the steps a viewer shows op by op and their ops
     (traceattrib.timeline); comm: bytes, bandwidth, wait/transfer and job figures from the collective
     instances of every rank (traceattrib.comm; comm.instances holds them, matched across ranks).
-    kernels / memops: the trace's kernels / memory ops with `bucket`, `rule` and `step` (row into
-    `steps`, -1 outside steps) columns; only from `analyze(trace)`, None when the per-rank part ran
+    gap_detail: the idle gaps of the shown steps (GAP_COLUMNS: rank, step index, start_ns, end_ns, ns
+    per cause, queued, the largest cause, what the CPU did: idle.IdleCauses.gaps).
+    kernels / memops / graphs: the trace's kernels / memory ops / whole-graph executions with
+    `bucket`, `rule`, `step` (row into `steps`, -1 outside steps), `layer` (layers.OUTSIDE around
+    the layers, layers.NO_STEP outside steps) and `module` ("" none) columns; gaps: every idle gap
+    of every step (GAP_COLUMNS). Only from `analyze(trace)`, None when the per-rank part ran
     elsewhere (traceattrib.parallel).
     """
 
@@ -121,6 +134,9 @@ class Report:
     shown: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=["rank", "step", "why"]))
     detail: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=timeline.COLUMNS))
     inside: inside_analysis.Times | None = None
+    gap_detail: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=GAP_COLUMNS))
+    graphs: pd.DataFrame | None = None
+    gaps: pd.DataFrame | None = None
 
     def _repr_html_(self) -> str:
         """The HTML report, for notebooks (the renderer is imported here: analyses never need it)."""
@@ -162,6 +178,9 @@ def analyze(trace: Trace, steps_regex: str | None = None, rules: classify.Rules 
     offset[order] = np.cumsum([0] + [len(results[i].steps) for i in order])[:-1]
     rep.kernels = _ops_table(trace.kernels, "kernels", parts, results, offset)
     rep.memops = _ops_table(trace.memops, "memops", parts, results, offset)
+    rep.graphs = _ops_table(trace.graphs, "graphs", parts, results, offset)
+    gaps = [r.gaps for r in sorted(results, key=lambda r: r.rank) if r.gaps is not None and len(r.gaps)]
+    rep.gaps = _concat(gaps) if gaps else pd.DataFrame(columns=GAP_COLUMNS)
     return rep
 
 
@@ -246,6 +265,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     shown = timeline.shown_rows(bd.steps)
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
                           shown["row"].to_numpy())
+    gaps = _gap_table(ic.gaps, bd.steps)
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
                      instances=inst, kernel_totals=totals,
                      buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
@@ -253,13 +273,28 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                      shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
                                          "why": shown["why"].to_numpy()}),
-                     detail=detail, inside=inside, integrity=checks.table)
+                     detail=detail, inside=inside, integrity=checks.table,
+                     gap_detail=gaps.iloc[np.flatnonzero(np.isin(ic.gaps["step"].to_numpy(), shown["row"].to_numpy()))]
+                     .reset_index(drop=True))
     if keep_ops:
-        res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
-                                            "step": kstep}), perm.get("kernels"))
-        res.memops = _unsort(pd.DataFrame({"bucket": mc["bucket"].to_numpy(), "rule": mc["rule"].to_numpy(),
-                                           "step": _op_step(st, "memop", len(trace.memops))}), perm.get("memops"))
+        for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
+            kind = name[:-1]
+            n = len(getattr(trace, name))
+            layer, module = inside_analysis.of_table(asg, st.ops, kind, n)
+            bucket = c["bucket"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
+            rule = c["rule"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
+            step = kstep if name == "kernels" else _op_step(st, kind, n)
+            setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
+                                                     "module": module}), perm.get(name)))
+        res.gaps = gaps
     return res
+
+
+def _gap_table(gaps: pd.DataFrame, steps_tab: pd.DataFrame) -> pd.DataFrame:
+    """idle.IdleCauses.gaps with rank and step index instead of the step row (GAP_COLUMNS)."""
+    row = gaps["step"].to_numpy(np.int64)
+    return gaps.assign(rank=steps_tab["rank"].to_numpy()[row].astype(np.int64),
+                       step=steps_tab["index"].to_numpy()[row].astype(np.int64))[GAP_COLUMNS]
 
 
 def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, regex: str | None,
@@ -332,10 +367,14 @@ def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool
                      kernel_totals=pd.DataFrame(columns=KERNEL_TOTAL_COLUMNS), buckets=tuple(classify.BUCKETS),
                      notes=[note("rank.unmatched", rank, regex, counts=(n_ops,))], regex_unmatched=True)
     if keep_ops:
-        res.kernels = _unsort(pd.DataFrame({"bucket": kc["bucket"].to_numpy(), "rule": kc["rule"].to_numpy(),
-                                            "step": np.full(len(trace.kernels), -1, np.int64)}), perm.get("kernels"))
-        res.memops = _unsort(pd.DataFrame({"bucket": mc["bucket"].to_numpy(), "rule": mc["rule"].to_numpy(),
-                                           "step": np.full(len(trace.memops), -1, np.int64)}), perm.get("memops"))
+        for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
+            n = len(getattr(trace, name))
+            graph = np.full(n, attribute.GRAPH_BUCKET, object)
+            setattr(res, name, _unsort(pd.DataFrame({
+                "bucket": c["bucket"].to_numpy() if c is not None else graph,
+                "rule": c["rule"].to_numpy() if c is not None else graph, "step": np.full(n, -1, np.int64),
+                "layer": np.full(n, inside_analysis.NO_STEP, np.int64), "module": np.full(n, "", object)}),
+                perm.get(name)))
     return res
 
 
@@ -379,15 +418,18 @@ def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, s
 
 
 def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], offset: np.ndarray) -> pd.DataFrame:
-    """The trace's table with bucket, rule and step (row into Report.steps) columns."""
+    """The trace's table with OP_COLUMNS: bucket, rule, step (row into Report.steps), layer, module."""
     if len(parts) == 1:
         cols = getattr(results[0], name)
         step = cols["step"].to_numpy()
         return tab.assign(bucket=cols["bucket"].to_numpy(), rule=cols["rule"].to_numpy(),
-                          step=np.where(step >= 0, step + offset[0], -1))
+                          step=np.where(step >= 0, step + offset[0], -1), layer=cols["layer"].to_numpy(),
+                          module=cols["module"].to_numpy())
     bucket = np.empty(len(tab), dtype=object)
     rule = np.empty(len(tab), dtype=object)
+    module = np.full(len(tab), "", dtype=object)
     step = np.full(len(tab), -1, np.int64)
+    layer = np.full(len(tab), inside_analysis.NO_STEP, np.int64)
     for (_, pos), res, off in zip(parts, results, offset):
         cols = getattr(res, name)
         p = pos[name]
@@ -395,10 +437,12 @@ def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], o
         rule[p] = cols["rule"].to_numpy()
         s = cols["step"].to_numpy()
         step[p] = np.where(s >= 0, s + off, -1)
+        layer[p] = cols["layer"].to_numpy()
+        module[p] = cols["module"].to_numpy()
     if len(tab):  # rows of ranks without GPU work (none in kernels/memops by construction) stay unclassified
         missing = pd.isna(bucket)
         bucket[missing], rule[missing] = "other", classify.UNMATCHED
-    return tab.assign(bucket=bucket, rule=rule, step=step)
+    return tab.assign(bucket=bucket, rule=rule, step=step, layer=layer, module=module)
 
 
 def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
@@ -478,9 +522,11 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
     shown = _concat(frames) if frames else pd.DataFrame(columns=["rank", "step", "why"])
     frames = [r.detail for r in results if r.detail is not None and len(r.detail)]
     detail = _concat(frames) if frames else pd.DataFrame(columns=timeline.COLUMNS)
+    frames = [r.gap_detail for r in results if r.gap_detail is not None and len(r.gap_detail)]
+    gap_detail = _concat(frames) if frames else pd.DataFrame(columns=GAP_COLUMNS)
     return Report(meta=dict(meta), steps=tab, collectives=comm.step_table(colls, cr), kernels=None, memops=None,
                   summary=summary, buckets=buckets, notes=notes, kernel_totals=totals, comm=cr, idle_labels=labels,
-                  shown=shown, detail=detail, inside=inside)
+                  shown=shown, detail=detail, inside=inside, gap_detail=gap_detail)
 
 
 def _integrity(results: list[RankResult], tab: pd.DataFrame, cr: comm.CommResult,

@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 # from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-FORMAT_VERSION = 7  # 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries;
-# 7: the readers' integrity evidence in the meta (rows dropped, profiler messages, overhead events)
+# 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries; 7: given_steps and the ops' given_step;
+# 8: the readers' integrity evidence in the meta (rows dropped, profiler messages, overhead events)
+FORMAT_VERSION = 8
 BLOB_MAGIC = b"TAres03\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
 
@@ -116,7 +117,7 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
 
 def _check_meta(meta) -> None:
     """Raise ValueError unless `meta` is a reader's meta as _plain_meta leaves it."""
-    if not isinstance(meta, dict) or meta.get("format") not in ("nsys", "torch"):
+    if not isinstance(meta, dict) or meta.get("format") not in ("nsys", "torch", "traceattrib"):
         raise ValueError("meta.json is not a trace's meta")
     for k, types in _META_TYPES.items():
         if k in meta and (not isinstance(meta[k], types) or isinstance(meta[k], bool)):

@@ -442,14 +442,31 @@ def explain(names, rules, op, input_types, fmt):
 
 @cli.command()
 @click.argument("file", type=click.Path())
-@click.option("-o", "--output", "outdir", required=True, type=click.Path(file_okay=False),
+@click.option("-o", "--output", "outdir", type=click.Path(file_okay=False),
               help="Directory for <table>.parquet files and meta.json.")
+@click.option("--perfetto", "perfetto", type=click.Path(dir_okay=False), metavar="OUT.json.gz",
+              help="Write a Chrome trace-event file (Perfetto, chrome://tracing, Speedscope): the GPU ops on their "
+                   "streams with their buckets, and tracks of the steps, idle gaps and collectives "
+                   "(gzip when the name ends in .gz).")
+@click.option("--steps", "steps_regex", metavar="REGEX", callback=_regex,
+              help="With --perfetto: regular expression over range names that mark steps.")
+@click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
+              help="With --perfetto: TOML file of extra classification rules.")
 @with_cache
 @with_cluster
-def export(file, outdir, no_cache, cache_dir, workers, scheduler):
-    """Write the normalized tables as Parquet for your own notebooks."""
+def export(file, outdir, perfetto, steps_regex, rules, no_cache, cache_dir, workers, scheduler):
+    """Write the normalized tables as Parquet for your own notebooks (-o DIR), or the trace with
+    traceattrib's steps, buckets, idle causes and collectives as a trace-event file (--perfetto FILE)."""
     from .render.safe import clean
 
+    if not outdir and not perfetto:
+        raise click.UsageError("give -o DIR (Parquet tables) or --perfetto FILE (trace-event file), or both")
+    if perfetto:
+        if workers is not None or scheduler:
+            raise click.UsageError("--perfetto runs in this process: leave out --workers and --scheduler")
+        _export_perfetto(file, perfetto, steps_regex, rules, no_cache, cache_dir)
+        if not outdir:
+            return
     try:
         if workers is not None or scheduler:
             from .parallel import cluster, export_path
@@ -469,6 +486,23 @@ def export(file, outdir, no_cache, cache_dir, workers, scheduler):
         raise TraceError(f"{outdir}: cannot write ({e.strerror or e})") from None
     click.echo(f"wrote {', '.join(f'{n}.parquet ({c} rows)' for n, c in counts.items())} "
                f"and meta.json to {clean(outdir)}")
+
+
+def _export_perfetto(file: str, out: str, steps_regex: str | None, rules: str | None, no_cache: bool,
+                     cache_dir: str | None) -> None:
+    """`export --perfetto`: the whole analysis here (it keeps every op), then the trace-event file."""
+    from .analysis import analyze
+    from .render import perfetto
+    from .render.safe import clean
+
+    rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=_rules(rules))
+    try:
+        counts = perfetto.write(rep, out)
+    except OSError as e:
+        raise TraceError(f"{out}: cannot write ({e.strerror or e})") from None
+    said = ", ".join(f"{n:,} {k}" for k, n in counts.events.items() if k != "metadata")
+    click.echo(f"wrote {clean(out)}: {said}" + (f"; {counts.overlapping:,} slices still overlap in their track's "
+                                                  "last lane" if counts.overlapping else ""))
 
 
 @cli.command("cache")
@@ -566,7 +600,8 @@ def spread_runs(args: list[str]) -> list[str]:
               help="Regular expression over range names that mark steps.")
 @click.option("--rules", type=click.Path(dir_okay=False), callback=_rules_file,
               help="TOML file of extra classification rules.")
-@click.option("--format", "fmt", type=click.Choice(("text", "md", "json")), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("text", "md", "json", "html")), default="text", show_default=True,
+              help="html: one self-contained page (every script, style and datum inline; best with -o).")
 @click.option("--fail-if-slower", "fail_if_slower", multiple=True, metavar="[PART=]PCT", callback=_gate_limits,
               help="Exit with status 1 when a step kind got slower by more than PCT percent with 95% confidence "
                    "(the whole interval above PCT): PCT alone gates the median step, p90=PCT the p90, "
@@ -616,6 +651,9 @@ def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slow
         raise TraceError(clean(r.untrusted_line(res)))
     if fmt == "json":
         _emit(r.render_json(res), output)
+    elif fmt == "html":  # names stay as they are: the page sets them as text (render/html_diff.py)
+        from .render.html_diff import render as render_html
+        _emit(render_html(res), output)
     else:
         from .render.safe import clean_obj
         _emit(_safe_text({"text": r.render_text, "md": r.render_md}[fmt](clean_obj(res))), output)

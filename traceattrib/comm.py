@@ -55,6 +55,7 @@ from .stats import p90, steady
 INSTANCE_COLUMNS = ["rank", "step_row", "step", "step_kind", "warmup", "collective", "group", "seq",
                     "start_ns", "end_ns", "bytes", "bytes_source", "group_size"]
 MATCH_COLUMNS = ["match", "matched", "start_aligned_ns", "end_aligned_ns", "wait_ns", "transfer_ns"]
+CALL_BW_COLUMNS = ["algbw_GBps", "busbw_GBps", "link_fraction"]  # per call, NaN where unknown
 STEP_COLLECTIVE_COLUMNS = ["rank", "step", "collective", "bytes", "comm_ns", "wait_ns", "transfer_ns", "matched"]
 OVERLAP_SLACK_NS = 2_000  # clock noise allowed between ranks' timelines when checking that paired calls overlap
 
@@ -79,7 +80,7 @@ class Model:
 class CommResult:
     """What this module adds to a report.
 
-    instances: INSTANCE_COLUMNS + MATCH_COLUMNS (one row per communication kernel);
+    instances: INSTANCE_COLUMNS + MATCH_COLUMNS + CALL_BW_COLUMNS (one row per communication kernel);
     step_collectives: STEP_COLLECTIVE_COLUMNS, per rank, step index and collective kind;
     by_kind: per step kind, per collective: bytes and bandwidth;
     by_rank: per rank and kind: collective time, waiting and transferring (means per step);
@@ -339,6 +340,30 @@ def bandwidth(inst: pd.DataFrame, nsteps: int, link: Link | None, transfer_basis
     return out
 
 
+def call_bandwidth(inst: pd.DataFrame, link: Link | None, transfer_basis: bool) -> dict[str, np.ndarray]:
+    """CALL_BW_COLUMNS of every call: its bytes over its time (the transfer time when
+    transfer_basis, else its duration: the basis `bandwidth` uses), busbw with the busbw factor of
+    its collective and group size, and busbw as a fraction of the link's peak; NaN where the bytes,
+    the time, the factor or the link are unknown."""
+    n = len(inst)
+    if not n:
+        return {c: np.zeros(0, np.float64) for c in CALL_BW_COLUMNS}
+    b = inst["bytes"].to_numpy(np.float64)
+    t = (inst["transfer_ns"] if transfer_basis else inst["end_ns"] - inst["start_ns"]).to_numpy(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alg = np.where((b >= 0) & (t > 0), b / t, np.nan)  # bytes per ns = GB/s
+    table = C.by_kind()
+    factor = np.full(n, np.nan)
+    pairs = inst[["collective", "group_size"]].drop_duplicates()
+    for coll, gs in zip(pairs["collective"], pairs["group_size"]):
+        if coll in table:
+            m = (inst["collective"].to_numpy() == coll) & (inst["group_size"].to_numpy() == gs)
+            factor[m] = table[coll].busbw(int(gs))
+    bus = alg * factor
+    peak = link.peak_GBps if link is not None and link.peak_GBps > 0 else np.nan
+    return {"algbw_GBps": alg, "busbw_GBps": bus, "link_fraction": bus / peak}
+
+
 def _bw(b: np.ndarray, t: np.ndarray, factor: float | None, link: Link | None, median: bool = False) -> dict:
     """bytes_per_call, algbw_GBps, busbw_GBps, link_fraction (None where not computable). median:
     one size class, so algbw = median bytes / median time; else total bytes / total time."""
@@ -577,12 +602,13 @@ def analyze_instances(inst: pd.DataFrame, steps: pd.DataFrame, buckets: tuple[st
     notes: list[Note] = []
     if link is None:
         link = L.detect(meta)
-    one_clock = meta.get("format") == "nsys"
+    one_clock = meta.get("format") in ("nsys", "traceattrib")  # (the export put its ranks on one clock)
     inst, offsets, mnotes = match(inst, one_clock)
     notes += mnotes
     ranks = sorted(int(r) for r in pd.unique(inst["rank"]))
     multi = len(sorted(int(r) for r in steps["rank"].unique())) > 1 if len(steps) else False
     transfer_basis = multi and len(inst) > 0 and bool(inst["matched"].mean() > 0.5)
+    inst = inst.assign(**call_bandwidth(inst, link, transfer_basis))
     res = CommResult(instances=inst, step_collectives=step_collectives(inst), link=link, offsets_ns=offsets)
     # bandwidth per step kind over that kind's steady steps (the steps attribute.section uses)
     for kind in KINDS:

@@ -37,6 +37,7 @@ KERNEL_COLUMNS: dict[str, str] = {
     "comm_dtype": "category",       # element type as the profiler names it ("BFloat16", "Float")
     "comm_group_size": "int32",     # ranks in the process group, -1 unknown
     "comm_group": "category",       # process group name
+    "given_step": "int32",          # the step (its index on its rank) the trace states the op belongs to; -1 none or not stated
 }
 
 MEMOP_COLUMNS: dict[str, str] = {
@@ -51,6 +52,7 @@ MEMOP_COLUMNS: dict[str, str] = {
     "rank": "int32",
     "graph_node_id": "Int64",
     "op": "category",
+    "given_step": "int32",     # the step (its index on its rank) the trace states the op belongs to; -1 none or not stated
 }
 
 LAUNCH_COLUMNS: dict[str, str] = {
@@ -99,6 +101,21 @@ GRAPH_COLUMNS: dict[str, str] = {
     "correlation": "int64",
     "pid": "int64",
     "rank": "int32",
+    "given_step": "int32",     # the step (its index on its rank) the trace states the op belongs to; -1 none or not stated
+}
+
+# steps the trace itself states, on the GPU timeline: traceattrib's own trace-event export writes
+# them (render/perfetto.py) and reads them back (ingest/exported.py), each op's given_step naming
+# its step; empty for profilers' traces
+GIVEN_STEP_COLUMNS: dict[str, str] = {
+    "start_ns": "int64",       # the step's start (it may open before its first op)
+    "end_ns": "int64",         # its last op's end
+    "name": "category",
+    "kind": "category",        # prefill | decode | mixed | unknown
+    "tokens": "int64",         # -1 unknown
+    "layers": "int64",         # -1 unknown
+    "index": "int64",          # its index on its rank
+    "rank": "int32",
 }
 
 TABLES: dict[str, dict[str, str]] = {
@@ -108,11 +125,12 @@ TABLES: dict[str, dict[str, str]] = {
     "ranges": RANGE_COLUMNS,
     "graphs": GRAPH_COLUMNS,
     "cpu_ops": CPU_OP_COLUMNS,
+    "given_steps": GIVEN_STEP_COLUMNS,
 }
 
 
 # integer columns whose "unknown" is -1, not 0
-_MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size"}
+_MINUS_ONE = {"op_id", "ext_id", "comm_in_nelems", "comm_out_nelems", "comm_group_size", "tokens", "layers", "given_step"}
 
 
 def categorical_from(codes: np.ndarray, values: np.ndarray) -> pd.Categorical:
@@ -183,6 +201,7 @@ class Trace:
     graphs: pd.DataFrame
     cpu_ops: pd.DataFrame = field(default_factory=lambda: empty(CPU_OP_COLUMNS))
     meta: dict[str, Any] = field(default_factory=dict)
+    given_steps: pd.DataFrame = field(default_factory=lambda: empty(GIVEN_STEP_COLUMNS))
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {name: getattr(self, name) for name in TABLES}

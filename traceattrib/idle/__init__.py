@@ -35,10 +35,10 @@ thread may run the two halves of a Plan's job beside each other (traceattrib.ana
 from __future__ import annotations
 
 from .causes import IdleCauses, Plan, Sweep, explain
-from .codes import CAUSE_COLUMNS, CAUSES, LABEL_COLUMNS, OTHER, QUEUED_COLUMN, TOP_LABELS, UNNAMED
+from .codes import CAUSE_COLUMNS, CAUSES, GAP_COLUMNS, LABEL_COLUMNS, OTHER, QUEUED_COLUMN, TOP_LABELS, UNNAMED
 from .rules import IdleRules, load_rules
 from .summary import explain_notes, has_causes, section
 
-__all__ = ["CAUSES", "CAUSE_COLUMNS", "LABEL_COLUMNS", "OTHER", "QUEUED_COLUMN", "TOP_LABELS",
+__all__ = ["CAUSES", "CAUSE_COLUMNS", "GAP_COLUMNS", "LABEL_COLUMNS", "OTHER", "QUEUED_COLUMN", "TOP_LABELS",
            "UNNAMED", "IdleCauses", "IdleRules", "Plan", "Sweep", "explain", "explain_notes", "has_causes",
            "load_rules", "section"]

@@ -14,7 +14,7 @@ from ..intervals import group_sums
 from ..notes import Note
 from . import gaps as gaps_
 from . import labels, sweep
-from .codes import CAUSE_COLUMNS, CAUSES, HOST, LABEL_COLUMNS, LAUNCH, QUEUED_COLUMN, SYNC, UNEXPLAINED
+from .codes import CAUSE_COLUMNS, CAUSES, GAP_COLUMNS, HOST, LABEL_COLUMNS, LAUNCH, QUEUED_COLUMN, SYNC, UNEXPLAINED
 from .rules import IdleRules, load_rules
 from .summary import explain_notes
 from .threads import Threads, thread_codes
@@ -36,11 +36,18 @@ class IdleCauses:
             rank), cause ('host' | 'sync'), source ('range' | 'python' | 'cpu_op' | 'osrt' |
             'sample' | 'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
             rest summed as '(other)'.
+    gaps:   every gap (GAP_COLUMNS), by step row and start: step (row of the steps table),
+            start_ns, end_ns, its time per cause (launch_ns, sync_ns, host_ns, unexplained_ns: they
+            sum to the gap's length, and over a step's gaps to the step's idle causes), queued (the
+            next op was submitted before the gap began: all of it is launch), cause (the largest
+            part, the first of CAUSES on ties), what / source (the name of the largest named part
+            of its host and sync time, "" none).
     """
 
     causes: pd.DataFrame
     labels: pd.DataFrame
     notes: list[Note] = field(default_factory=list)
+    gaps: pd.DataFrame = field(default_factory=lambda: empty_gaps())
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,7 @@ class Plan:
         self.queued = np.zeros(nsteps, np.int64)
         self.jobs: list[tuple[Sweep, ...]] = []
         self.gaps: gaps_.Gaps | None = None
+        self.gap_sums = np.zeros((0, len(CAUSES)), np.int64)  # per gap of `gaps` (not queued), ns per cause
         self.threads: Threads | None = None
         step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
         n_in_step = int(np.count_nonzero(step_all >= 0))
@@ -113,6 +121,9 @@ class Plan:
         # latency after the launch call; its part inside synchronizing calls is moved to `sync` in
         # finish (a runtime may hold submitted work back until then: HIP's hipMemcpyWithStream)
         add(self.sums, g.step, LAUNCH, g.g1 - g.b)
+        self.gap_sums = np.zeros((g.a.size, len(CAUSES)), np.int64)
+        self.gap_sums[none, UNEXPLAINED] = (g.b - g.a)[none]
+        self.gap_sums[:, LAUNCH] = g.g1 - g.b
         self.threads = Threads(launches, cpu_ops, ranges, table, tcode, threads, sync, self.rules)
         for t in np.flatnonzero(np.bincount(g.thread[~none])):
             sel = np.flatnonzero(g.thread == t)
@@ -133,6 +144,7 @@ class Plan:
     def finish(self, done: list[tuple[Pieces, ...]]) -> IdleCauses:
         """The causes and labels from the pieces of every job (in `jobs` order)."""
         label_parts: list[tuple[np.ndarray, ...]] = []
+        gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (gap, packed label, ns)
         for job, got in zip(self.jobs, done):
             t, sel = job[0].t, job[0].sel
             wstep = self.gaps.step[sel]
@@ -140,12 +152,15 @@ class Plan:
                                                                for f in ("cause", "label", "ns")))]
             qi, label, length = sweep.sync_pieces(self.threads, t, self.gaps.b[sel], self.gaps.g1[sel])
             add(self.sums, wstep[qi], LAUNCH, -length)
+            add(self.gap_sums, sel[qi], LAUNCH, -length)
             parts.append((qi, np.full(qi.size, SYNC), label, length))
             for qi, cause, label, length in parts:
                 st_ = wstep[qi]
                 add(self.sums, st_, cause, length)
+                add(self.gap_sums, sel[qi], cause, length)
                 lab = (cause == HOST) | (cause == SYNC)
                 label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
+                gap_labels.append((sel[qi][lab], label[lab], length[lab]))
         if self.threads is not None:
             labels_tab = labels.table(label_parts, self.table, self.threads)
         else:
@@ -153,7 +168,66 @@ class Plan:
         causes = pd.DataFrame({c: self.sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
         causes[QUEUED_COLUMN] = self.queued
         notes = explain_notes(causes, labels_tab, self.has_launches) if self.threads is not None else []
-        return IdleCauses(causes=causes, labels=labels_tab, notes=notes)
+        return IdleCauses(causes=causes, labels=labels_tab, notes=notes, gaps=self.gap_table(gap_labels))
+
+    def gap_table(self, gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
+        """Every gap (IdleCauses.gaps) from the gaps, their sums per cause and the named pieces of
+        their host and sync time (gap index, packed label, ns)."""
+        g = self.gaps
+        if g is None:
+            return empty_gaps()
+        n, m = g.a.size, g.qa.size
+        sums = np.zeros((n + m, len(CAUSES)), np.int64)
+        sums[:n] = self.gap_sums
+        sums[n:, LAUNCH] = g.qb - g.qa
+        step = np.r_[g.step, g.qstep].astype(np.int64)
+        start, end = np.r_[g.a, g.qa].astype(np.int64), np.r_[g.g1, g.qb].astype(np.int64)
+        what = np.full(n + m, -1, np.int64)  # index into the names below, -1 none
+        names, sources = [], []
+        if gap_labels:
+            gi, lab, ns = (np.concatenate(x) for x in zip(*gap_labels))
+            keep = ns > 0
+            gi, lab, ns = gi[keep], lab[keep], ns[keep]
+            if gi.size:
+                # per (gap, label) the time, then per gap the label with the most (ties: the lower label)
+                o = np.lexsort((lab, gi))
+                gi, lab, ns = gi[o], lab[o], ns[o]
+                first = np.flatnonzero(np.r_[True, (gi[1:] != gi[:-1]) | (lab[1:] != lab[:-1])])
+                gi, lab, ns = gi[first], lab[first], np.add.reduceat(ns, first)
+                o = np.lexsort((lab, -ns, gi))
+                gi, lab = gi[o], lab[o]
+                head = np.r_[True, gi[1:] != gi[:-1]]
+                uniq, code = np.unique(lab[head], return_inverse=True)
+                what[gi[head]] = code
+                names, sources = labels.label_text(self.threads, uniq)
+        order = np.lexsort((start, step))
+        cause = np.argmax(sums, axis=1)  # the first maximum: CAUSES order on ties
+        w = what[order]
+        return pd.DataFrame({
+            "step": step[order], "start_ns": start[order], "end_ns": end[order],
+            **{f"{c}_ns": sums[order, i] for i, c in enumerate(CAUSES)},
+            "queued": (np.arange(n + m) >= n)[order],
+            "cause": pd.Categorical.from_codes(cause[order], list(CAUSES)),
+            "what": _texts(w, names), "source": _texts(w, sources)})[GAP_COLUMNS]
+
+
+def _texts(code: np.ndarray, texts: list[str]) -> pd.Categorical:
+    """A categorical of texts[code] ("" where code is -1); equal texts share a category."""
+    tc, cats = pd.factorize(np.asarray(texts, dtype=object))
+    cats = list(cats)
+    if "" not in cats:
+        cats.append("")
+    lut = np.r_[tc, cats.index("")].astype(np.int64)  # code -1 reads the last entry: ""
+    return pd.Categorical.from_codes(lut[code], cats)
+
+
+def empty_gaps() -> pd.DataFrame:
+    """A gap table with no rows (IdleCauses.gaps)."""
+    ints = {c: np.zeros(0, np.int64) for c in GAP_COLUMNS if c in ("step", "start_ns", "end_ns")
+            or c.endswith("_ns")}
+    return pd.DataFrame({**ints, "queued": np.zeros(0, bool), "cause": pd.Categorical([], list(CAUSES)),
+                         "what": _texts(np.zeros(0, np.int64), []), "source": _texts(np.zeros(0, np.int64), [])}
+                        )[GAP_COLUMNS]
 
 
 def pieces(th: Threads, t: int, qa: np.ndarray, qb: np.ndarray, rules: IdleRules):

@@ -9,6 +9,8 @@ LAUNCH, SYNC, HOST, UNEXPLAINED = range(4)
 CAUSE_COLUMNS = tuple(f"idle_{c}_ns" for c in CAUSES)
 QUEUED_COLUMN = "idle_launch_queued_ns"
 LABEL_COLUMNS = ["rank", "step", "cause", "source", "what", "ns"]
+GAP_COLUMNS = ["step", "start_ns", "end_ns", "launch_ns", "sync_ns", "host_ns", "unexplained_ns", "queued", "cause",
+               "what", "source"]
 TOP_LABELS = 8  # names kept per step and cause (the rest summed as OTHER)
 UNNAMED = "(no annotation)"  # host time no range, frame or op encloses
 OTHER = "(other)"

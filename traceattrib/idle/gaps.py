@@ -15,8 +15,9 @@ from .codes import INF
 class Gaps:
     """The gaps of every step that the launching thread's state splits, in step order: windows
     [a, b) up to the launch call's end, the next op's start g1 ([b, g1) is launch latency), the
-    step row, the launching thread's code (-1: none); and per step the queued launch time (gaps
-    whose next op was submitted before they began, a GPU-side bubble)."""
+    step row, the launching thread's code (-1: none); per step the queued launch time (gaps
+    whose next op was submitted before they began, a GPU-side bubble); and those queued gaps
+    themselves, [qa, qb) of step row qstep, in step order."""
 
     a: np.ndarray
     b: np.ndarray
@@ -24,6 +25,9 @@ class Gaps:
     step: np.ndarray
     thread: np.ndarray
     queued: np.ndarray
+    qa: np.ndarray
+    qb: np.ndarray
+    qstep: np.ndarray
 
 
 def find(ops: pd.DataFrame, table: pd.DataFrame, lrow: np.ndarray, l_end: np.ndarray, tcode: np.ndarray,
@@ -53,6 +57,7 @@ def find(ops: pd.DataFrame, table: pd.DataFrame, lrow: np.ndarray, l_end: np.nda
     h = np.flatnonzero(head)  # (rows in step order: a step's sum is one reduceat run)
     queued = np.zeros(nsteps, np.int64)
     queued[step[h]] = np.add.reduceat(np.where(q, s - prev, 0), h)
+    qr = np.flatnonzero(q)
     # otherwise: what T did until the launch call ended, then launch latency
     r = np.flatnonzero(gap & ~q)
     wa, wb, g1r, wstep, g_lr = prev[r], np.minimum(s[r], le[r]), s[r], step[r], lr[r]
@@ -61,7 +66,7 @@ def find(ops: pd.DataFrame, table: pd.DataFrame, lrow: np.ndarray, l_end: np.nda
     thr[has] = tcode[g_lr[has]]
     if not has.all():  # no launch call: the step's main thread
         thr[~has] = main_thread(step, lr, tcode, nsteps)[wstep[~has]]
-    return Gaps(wa, wb, g1r, wstep, thr, queued)
+    return Gaps(wa, wb, g1r, wstep, thr, queued, prev[qr], s[qr], step[qr])
 
 
 def in_gap_order(step: np.ndarray, s: np.ndarray, le: np.ndarray) -> bool:

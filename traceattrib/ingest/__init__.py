@@ -1,5 +1,5 @@
 """Readers, one per format, behind `load(path)`: a file (nsys SQLite export, torch.profiler JSON
-or .json.gz) or a directory of per-rank torch.profiler traces."""
+or .json.gz, traceattrib's own trace-event export) or a directory of per-rank torch.profiler traces."""
 from __future__ import annotations
 
 import os
@@ -72,8 +72,12 @@ def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
         from . import nsys
         t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started)
     else:
-        from . import kineto
-        t = kineto.read(path, require_gpu=require_gpu, progress=progress)
+        from . import exported
+        if exported.is_export(path):  # traceattrib's own trace-event export (render/perfetto.py)
+            t = exported.read(path, require_gpu=require_gpu, progress=progress)
+        else:
+            from . import kineto
+            t = kineto.read(path, require_gpu=require_gpu, progress=progress)
     progress(1.0, "done")
     t.meta["path"] = path
     return t

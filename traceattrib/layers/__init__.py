@@ -21,7 +21,7 @@ every other layer, one wider layer). The names are data: rules/modules.toml. Tim
 """
 from __future__ import annotations
 
-from .assign import Assignment, assign
+from .assign import Assignment, assign, of_table
 from .position import ANCHOR_WEIGHT, _align, _layer_anchors, _segment
 from .rules import NO_STEP, OUTSIDE, SOURCES, path_module, vocab
 from .shapes import Projections, name_gemms, projections
@@ -29,5 +29,5 @@ from .summary import MIN_COVER, MIN_LAYERS, SLOW, section
 from .times import Times, concat, times
 
 __all__ = ["ANCHOR_WEIGHT", "MIN_COVER", "MIN_LAYERS", "NO_STEP", "OUTSIDE", "SLOW", "SOURCES", "Assignment", "Projections", "Times",
-           "_align", "_layer_anchors", "_segment", "assign", "concat", "name_gemms", "path_module", "projections", "section", "times",
+           "_align", "_layer_anchors", "_segment", "assign", "concat", "name_gemms", "of_table", "path_module", "projections", "section", "times",
            "vocab"]

@@ -32,6 +32,18 @@ class Assignment:
     reference: np.ndarray
 
 
+def of_table(a: Assignment, ops: pd.DataFrame, kind: str, n: int) -> tuple[np.ndarray, pd.Categorical]:
+    """The layer (NO_STEP outside steps) and module ("" none) of every row of one source table of
+    the ops (kind: 'kernel' | 'memop' | 'graph'; n rows), from the assignment of `ops`
+    (steps.Steps.ops, whose `src` is the row in that table)."""
+    layer = np.full(n, NO_STEP, np.int64)
+    module = np.full(n, -1, np.int64)
+    m = (ops["kind"] == kind).to_numpy()
+    src = ops["src"].to_numpy()[m]
+    layer[src], module[src] = a.layer[m], a.module[m]
+    codes, cats = pd.factorize(np.asarray(list(a.modules) + [""], dtype=object))  # (names are distinct)
+    return layer, pd.Categorical.from_codes(codes[module], cats)  # -1 reads the last entry: ""
+
 
 def assign(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, ranges: pd.DataFrame,
            cpu_ops: pd.DataFrame, bucket_codes: np.ndarray, attention: np.ndarray | None,

@@ -36,7 +36,7 @@ SCHEMA_VERSION = 1
 CAPTURE = {"eager": "eager", "graphs": "CUDA graphs", "partial": "partly CUDA graphs"}
 GRAPH_TRACE = {"whole_graphs": "as whole graphs (nsys --cuda-graph-trace=graph: kernels unseen, bucket 'graph')",
                "kernels": "kernel by kernel"}
-EVIDENCE = {"regex": "--steps ranges", "annotations": "step annotations", "python_frames": "Python frames",
+EVIDENCE = {"regex": "--steps ranges", "given": "the steps an export states", "annotations": "step annotations", "python_frames": "Python frames",
             "cuda_graphs": "CUDA-graph launches", "detected": "the repeating kernel sequence",
             "whole_trace": "the whole trace", "none": "nothing"}
 CHECK = {"gpu": "GPU", "gpu_count": "GPU count", "ranks": "ranks", "layers": "layers per step",

@@ -81,6 +81,7 @@ def trace_line(meta: dict) -> str:
 
 EVIDENCE_TEXT = {
     "regex": "ranges matching --steps",
+    "given": "the steps a traceattrib export states",
     "annotations": "step annotations (NVTX / record_function)",
     "python_frames": "Python frames of the model runner (with_stack)",
     "cuda_graphs": "CUDA-graph launches, grouped into forwards",

@@ -27,11 +27,10 @@ from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trust_li
 from .jsonout import summary_dict
 from .notes import texts
 from .safe import clean_report
+from .text import IDLE_LABEL as IDLE_WORDS
 from .text import inside_title, slow_layer_text
 
 MAX_DETAIL_OPS = 400_000  # ops kept for the step view over all shown steps (the rest said, not drawn)
-IDLE_LABEL = {"launch": "idle: launch (CPU issue)", "sync": "idle: sync (CPU blocked)",
-              "host": "idle: host (CPU busy)", "unexplained": "idle: unexplained"}
 
 
 def _asset(name: str) -> str:
@@ -109,6 +108,40 @@ def _detail(rep: Report) -> dict[str, Any]:
         out["bucket"] += [bidx.get(b, bidx.get("other", 0)) for b in g["bucket"]]
         out["name"] += [names.setdefault(n, len(names)) for n in g["name"].astype(str)]
     out["names"] = list(names)
+    out["gaps"] = _gaps(rep, out["steps"])
+    return out
+
+
+def _gaps(rep: Report, shown: list[dict[str, Any]]) -> dict[str, Any]:
+    """The idle gaps of the steps kept in detail (Report.gap_detail), columnar: step (into the
+    detail's steps), start and end in ns from the step's start, cause (into `causes`: the largest
+    part), ns per cause, queued, what the CPU was doing (into `whats`, -1 none) and where that
+    name came from."""
+    g = rep.gap_detail
+    out: dict[str, Any] = {"step": [], "t0": [], "t1": [], "cause": [], "ns": {c: [] for c in idle.CAUSES},
+                           "queued": [], "what": [], "whats": [], "source": []}
+    if g is None or not len(g) or not shown:
+        return out
+    st = rep.steps
+    rank, index, start = (st[c].to_numpy(np.int64) for c in ("rank", "index", "start_ns"))
+    kept = {(int(rank[d["row"]]), int(index[d["row"]])): (k, int(start[d["row"]])) for k, d in enumerate(shown)}
+    at = [kept.get((int(r), int(i))) for r, i in zip(g["rank"], g["step"])]
+    rows = np.array([j for j, x in enumerate(at) if x is not None], np.int64)
+    if not rows.size:
+        return out
+    g = g.iloc[rows]
+    k = np.array([at[j][0] for j in rows], np.int64)
+    t0 = np.array([at[j][1] for j in rows], np.int64)
+    whats: dict[str, int] = {}
+    out["step"] = k.tolist()
+    out["t0"] = (g["start_ns"].to_numpy(np.int64) - t0).tolist()
+    out["t1"] = (g["end_ns"].to_numpy(np.int64) - t0).tolist()
+    out["cause"] = [idle.CAUSES.index(c) for c in g["cause"].astype(str)]
+    out["ns"] = {c: g[f"{c}_ns"].to_numpy(np.int64).tolist() for c in idle.CAUSES}
+    out["queued"] = g["queued"].astype(bool).tolist()
+    out["what"] = [whats.setdefault(w, len(whats)) if w else -1 for w in g["what"].astype(str)]
+    out["source"] = g["source"].astype(str).tolist()
+    out["whats"] = list(whats)
     return out
 
 
@@ -129,7 +162,7 @@ def _kind_tables(rep: Report) -> list[dict[str, Any]]:
         lines = []
         if ks.idle is not None:
             i = ks.idle
-            rows += [["  " + IDLE_LABEL[c], "", "", ms(i.mean_idle_causes_ns[c]), pct(i.idle_causes_share[c]), "",
+            rows += [["  idle: " + IDLE_WORDS[c], "", "", ms(i.mean_idle_causes_ns[c]), pct(i.idle_causes_share[c]), "",
                       "≤ " + bound(i.speedup_bound_if_no_idle_cause[c]), bound(i.speedup_bound_if_no_idle_cause_p90[c])]
                      for c in idle.CAUSES]
             lines.append(f"if the GPU never waited (no idle): at most {bound(i.speedup_bound_if_no_idle)} "
@@ -190,7 +223,7 @@ def view(rep: Report) -> dict[str, Any]:
     return {
         "version": __version__, "title": trace_line(rep.meta), "trust_line": trust_line(s.integrity),
         "steps_line": steps_line(rep),
-        "kind": s.kind, "buckets": list(rep.buckets), "causes": list(idle.CAUSES),
+        "kind": s.kind, "buckets": list(rep.buckets), "causes": list(idle.CAUSES), "idle_words": IDLE_WORDS,
         "findings": [{"what": what(f), "bound": bound(f.bound), "evidence": evidence(f)} for f in s.findings],
         "ceiling": ({"what": what(s.ceiling), "bound": bound(s.ceiling.bound), "evidence": evidence(s.ceiling)}
                     if s.ceiling else None),

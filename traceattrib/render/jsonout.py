@@ -67,7 +67,7 @@ class TraceInfo(Struct):
     """The trace the report is about, from its reader."""
 
     path: str | None
-    format: str | None  # nsys | torch
+    format: str | None  # nsys | torch | traceattrib (its own trace-event export)
     profiler: str | None
     profiler_version: str | None
     schema_version: Any
@@ -150,7 +150,7 @@ class Document(Struct):
     traceattrib_version: str
     schema_version: int
     trace: TraceInfo
-    evidence: str  # regex | annotations | python_frames | cuda_graphs | detected | whole_trace | none
+    evidence: str  # regex | given | annotations | python_frames | cuda_graphs | detected | whole_trace | none
     evidence_why: str  # what the source found, why it passed the cross-check
     buckets: list[str]
     notes: list[str]

@@ -59,6 +59,7 @@ TEXT: dict[str, Words] = {
     "label.graphs": lambda c, a: _graphs(a[0]),
     "label.detected": lambda c, a: "the repeating kernel sequence (model-level period)",
     "label.whole": lambda c, a: "the whole trace",
+    "label.given": lambda c, a: "the steps stated in a traceattrib export" + (f" of {a[0]}" if a[0] else ""),
     "why.from": lambda c, a: f"from {_label(a[0])}" + (
         "; each holds one forward pass (checked against the kernel stream)" if a[1] else ""),
     "why.whole": lambda c, a: ("from the whole trace: nothing marks steps and the kernel stream has no repeating "

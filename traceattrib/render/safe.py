@@ -117,7 +117,8 @@ def clean_report(rep):
         rep, meta=clean_obj(rep.meta), notes=clean_obj(list(rep.notes)), steps=clean_frame(rep.steps),
         kernels=clean_frame(rep.kernels), memops=clean_frame(rep.memops), summary=clean_obj(rep.summary),
         collectives=clean_frame(rep.collectives), kernel_totals=clean_frame(getattr(rep, "kernel_totals", None)),
-        idle_labels=clean_frame(rep.idle_labels), detail=clean_frame(rep.detail))
+        idle_labels=clean_frame(rep.idle_labels), detail=clean_frame(rep.detail),
+        gap_detail=clean_frame(rep.gap_detail))
 
 
 def clean_trace(trace):

@@ -4,14 +4,15 @@ assign every GPU op to one.
 The stages, each reading only what the ones before made:
   context     inputs.py    what every source needs, computed once: the GPU-op table
                            (traceattrib.gpuops), attention kernels, sync call ends, vocabulary
-  candidates  sources.py   `--steps REGEX` ranges; annotation ranges of every framework generation
+  candidates  sources.py   `--steps REGEX` ranges; the steps the trace states (traceattrib's own
+                           export); annotation ranges of every framework generation
                            (rules/steps.toml: vLLM, SGLang, TensorRT-LLM, generic names,
                            ProfilerStep#N); Python frames of the model runner (with_stack)
               graphs.py    CUDA-graph launches grouped by their repeating cycle
               detect.py    detection from the kernel stream at the model level
   choose      chooser.py   the first candidate, in the order above, whose steps each hold one of
-                           detection's once-per-forward anchors (a user's --steps always wins),
-                           else the whole trace
+                           detection's once-per-forward anchors (a user's --steps and the steps a
+                           trace states always win), else the whole trace
   table       table.py     the step table and the op -> step assignment, as new frames and arrays
   kinds       kinds.py     kind, tokens and layers per step (names.py reads the names)
   flags       flags.py     warm-up and outlier steps
@@ -59,7 +60,7 @@ class Steps:
            window), n_ops, warmup, outlier.
     ops:   the GPU-op table (gpuops.gpu_ops: kernels, memops, whole-graph executions) with `step`,
            the row in `table` of each op (-1 = outside steps); a new frame, the input is unchanged.
-    evidence: the source used: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' |
+    evidence: the source used: 'regex' | 'given' | 'annotations' | 'python_frames' | 'cuda_graphs' |
            'detected' | 'whole_trace'.
     why:   what the source found and why it passed the cross-check (a note: "why.from", "why.whole").
     notes: what the user should know (thin evidence, inferred kinds, dropped warm-up, ...).
@@ -113,6 +114,9 @@ def _candidates(ctx: Context, regex: str | None) -> Iterator[Candidate]:
         if c is None:
             raise TraceError(f"{{steps_regex}} {regex!r} matches no range name in the trace", "steps_regex", "no_match")
         yield c
+    c = sources.from_given(ctx)
+    if c is not None:
+        yield c
     yield from sources.from_annotations(ctx)
     for make in (sources.from_frames, graphs.from_graphs):
         c = make(ctx)
@@ -134,6 +138,8 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
         notes.append(note("steps.detected"))
     table, step, table_notes = step_table(chosen, ctx)
     described, kind_notes = kinds.describe(table, step, ctx)
+    if chosen.source == "given":  # the kinds the trace states, not inferred: nothing to say about inferring
+        described, kind_notes = sources.given_kinds(table, described), []
     table = table.assign(**described)
     warmup, outlier, flag_notes = flags.flag(table)
     table = table.assign(warmup=warmup, outlier=outlier)[STEP_COLUMNS]

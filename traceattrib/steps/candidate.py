@@ -16,7 +16,7 @@ WINDOW_COLUMNS = ["rank", "name", "pid", "cpu_start_ns", "cpu_end_ns", "gpu_side
 class Candidate:
     """Steps one source proposes. Times int64 ns.
 
-    source: 'regex' | 'annotations' | 'python_frames' | 'cuda_graphs' | 'detected' | 'whole_trace'
+    source: 'regex' | 'given' | 'annotations' | 'python_frames' | 'cuda_graphs' | 'detected' | 'whole_trace'
     label: what was found, for the report (a note: "label.annotations", ...)
     table: one row per step: WINDOW_COLUMNS (rank, name, pid, cpu_start_ns, cpu_end_ns,
            gpu_side) and own_start_ns / own_end_ns, the widened CPU bounds that assigned the ops

@@ -1,6 +1,7 @@
 """The chooser: the cross-check of every candidate against detection. Detection's anchor is a
 kernel that runs once per forward, so a candidate whose steps each hold one anchor holds one
-forward per step. The first candidate that passes is chosen (a user's --steps always is); the
+forward per step. The first candidate that passes is chosen (a user's --steps and the steps a
+trace states always are); the
 others are said with why not: ProfilerStep ranges around a whole `generate` hold many forwards;
 piecewise CUDA-graph launches hold part of one."""
 from __future__ import annotations
@@ -31,7 +32,7 @@ def choose(cands: Iterable[Candidate], dets: dict[int, Detection], training: boo
                 training and c.source == "annotations" or not strong and c.forward == "one"):
             v = "unchecked"
         n = len(c.table)
-        if c.source == "regex" or v in ("one", "unchecked") or c.source == "detected":
+        if c.source in ("regex", "given") or v in ("one", "unchecked") or c.source == "detected":
             if c.source == "regex" and v not in ("one", "unchecked"):
                 rejected.append(note("steps.regex_forwards", *_forwards(counts)))
             return c, note("why.from", c.label, v == "one"), rejected

@@ -1,7 +1,8 @@
 """Step sources that read CPU-side windows: the user's `--steps` regex, annotation ranges of
-every framework generation (rules/steps.toml), and Python frames of the model runner; and the
-whole trace as one step per rank when nothing else holds. Each is a pure function of the context
-that returns a Candidate (or None when the trace has no such evidence). Times int64 ns.
+every framework generation (rules/steps.toml), and Python frames of the model runner; the steps a
+trace states itself (traceattrib's own export); and the whole trace as one step per rank when
+nothing else holds. Each is a pure function of the context that returns a Candidate (or None when
+the trace has no such evidence). Times int64 ns.
 """
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
+from ..intervals import pack_keys
 from ..notes import note
+from ..report import KINDS
 from .arrays import name_in, name_matches
 from .candidate import WINDOW_COLUMNS, Candidate
 from .inputs import Context
@@ -72,6 +75,60 @@ def from_frames(ctx: Context) -> Candidate | None:
         .sort_values(["rank", "cpu_start_ns"], kind="stable", ignore_index=True)
     step, tab = assign(win, ctx.ops, ctx.syncs)
     return Candidate("python_frames", note("label.frames", tuple(names)), tab, step)
+
+
+GIVEN_COLUMNS = ["given_kind", "given_tokens", "given_layers"]  # what a given step says of itself, beside WINDOW_COLUMNS
+
+
+def from_given(ctx: Context) -> Candidate | None:
+    """The steps the trace states (model.GIVEN_STEP_COLUMNS: traceattrib's own export), each op in
+    the step its given_step names (its index on the op's rank; the trace's say, not a guess from
+    times, so overlapping steps keep their ops) and each step starting where it says (its window
+    opens there, so the step table keeps a start before the first op). The table carries each
+    step's stated kind, tokens and layers (GIVEN_COLUMNS) for `given_kinds`."""
+    g = ctx.trace.given_steps
+    if not len(g):
+        return None
+    g = g.sort_values(["rank", "index"], kind="stable", ignore_index=True)
+    ops = ctx.ops
+    tables = {"kernel": ctx.trace.kernels, "memop": ctx.trace.memops, "graph": ctx.trace.graphs}
+    given = np.full(len(ops), -1, np.int64)
+    kind, src = ops["kind"].astype(str).to_numpy(), ops["src"].to_numpy(np.int64)
+    for k, tab in tables.items():
+        m = kind == k
+        if m.any():
+            given[m] = tab["given_step"].to_numpy(np.int64)[src[m]]
+    gk, ok = pack_keys([g["rank"].to_numpy(np.int64), g["index"].to_numpy(np.int64)],
+                       [ops["rank"].to_numpy(np.int64), given])
+    order = np.argsort(gk, kind="stable")
+    at = np.clip(np.searchsorted(gk[order], ok), 0, max(gk.size - 1, 0))
+    step = np.where((given >= 0) & (gk[order][at] == ok), order[at], -1).astype(np.int64)
+    first = pd.DataFrame({"rank": ops["rank"].to_numpy(np.int64), "pid": ops["pid"].to_numpy(np.int64)}) \
+        .drop_duplicates("rank").set_index("rank")["pid"]
+    pid = first.reindex(g["rank"].to_numpy(np.int64)).fillna(0).to_numpy(np.int64)  # the rank's first op's
+    tab = pd.DataFrame({"rank": g["rank"].to_numpy(), "name": g["name"].astype(str).to_numpy(), "pid": pid,
+                        "cpu_start_ns": g["start_ns"].to_numpy(np.int64), "cpu_end_ns": g["end_ns"].to_numpy(np.int64),
+                        "gpu_side": False})
+    tab["own_start_ns"], tab["own_end_ns"] = tab["cpu_start_ns"], tab["cpu_end_ns"]
+    tab["given_kind"] = g["kind"].astype(str).to_numpy()
+    tab["given_tokens"] = g["tokens"].to_numpy(np.int64)
+    tab["given_layers"] = g["layers"].to_numpy(np.int64)
+    source = str(ctx.trace.meta.get("exported_from") or "")
+    return Candidate("given", note("label.given", source), tab, step)
+
+
+def given_kinds(table: pd.DataFrame, described: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`kinds.describe`'s columns with each given step's stated kind (kind_evidence 'given'),
+    tokens and layers where it states them (table: the step table of a `from_given` candidate)."""
+    kind = table["given_kind"].to_numpy(object)
+    known = np.isin(kind, list(KINDS))
+    tok = table["given_tokens"].to_numpy(np.int64)
+    lay = table["given_layers"].to_numpy(np.int64)
+    return dict(described,
+                kind=np.where(known, kind, described["kind"]),
+                kind_evidence=np.where(known, "given", described["kind_evidence"]),
+                tokens=np.where(tok >= 0, tok, described["tokens"]),
+                layers=np.where(lay >= 0, lay, described["layers"]))
 
 
 def whole_trace(ops: pd.DataFrame) -> Candidate:

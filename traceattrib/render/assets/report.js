@@ -5,8 +5,8 @@
   var V = JSON.parse(document.getElementById("data").textContent);
   var COLORS = {linear: "#4e79a7", attention: "#f28e2b", communication: "#e15759", cast: "#76b7b2",
     norm: "#59a14f", elementwise: "#edc948", memory: "#b07aa1", other: "#9c755f", graph: "#bab0ac",
-    overlapped: "#d0d4da", idle: "#e4e7ec", launch: "#c3cad6", sync: "#8d96a8", host: "#a9b8cc",
-    unexplained: "#e8ebf0"};
+    overlapped: "#d0d4da", idle: "#e4e7ec", launch: "#7f8fa6", sync: "#4b5568", host: "#6f8fb8",
+    unexplained: "#c5cbd6"};  // idle causes: the same colours in the strip and the step view's gaps
   var KIND_TINT = {decode: "rgba(78,121,167,0.06)", prefill: "rgba(242,142,43,0.10)",
     mixed: "rgba(176,122,161,0.10)", unknown: "rgba(156,117,95,0.06)"};
 
@@ -134,33 +134,65 @@
       if (stepChart) stepChart.clear();
       return;
     }
-    var d = D.steps[k], data = [], j;
+    var d = D.steps[k], data = [], gaps = [], j, G = D.gaps;
     for (j = 0; j < D.op_step.length; j++) {
-      if (D.op_step[j] === k) data.push([D.lane[j], D.t0[j] / 1e3, D.t1[j] / 1e3, D.bucket[j], D.name[j]]);
+      if (D.op_step[j] === k) data.push([D.lane[j] + 1, D.t0[j] / 1e3, D.t1[j] / 1e3, D.bucket[j], D.name[j]]);
+    }
+    for (j = 0; j < G.step.length; j++) {
+      if (G.step[j] === k) gaps.push([0, G.t0[j] / 1e3, G.t1[j] / 1e3, G.cause[j], j]);
     }
     hint.textContent = data.length + " GPU ops on " + d.lanes.length + " stream(s), time in us from the step's start; " +
-      "scroll or drag the slider to zoom. Gaps are idle time.";
-    if (!stepChart) stepChart = echarts.init(document.getElementById("step"));
+      "scroll or drag the slider to zoom. " + (gaps.length ? gaps.length + " idle gap(s) on the top row, coloured by " +
+      "their largest cause as in the strip's legend: hover one for its causes and what the CPU was doing, click it to keep that below."
+      : "Gaps between ops are idle time.");
+    document.getElementById("gap").textContent = "";
+    if (!stepChart) {
+      stepChart = echarts.init(document.getElementById("step"));
+      stepChart.on("click", function (p) {
+        if (p.seriesName === "idle gaps") document.getElementById("gap").textContent = gapText(p.value[4]).join(" · ");
+      });
+    }
     stepChart.clear();
+    function bars(fill) {
+      return function (params, api) {
+        var lane = api.value(0), a = api.coord([api.value(1), lane]), b = api.coord([api.value(2), lane]);
+        var h = api.size([0, 1])[1] * 0.6;
+        var rect = echarts.graphic.clipRectByRect({x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h},
+          {x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height});
+        return rect && {type: "rect", shape: rect, style: {fill: fill(api.value(3))}};
+      };
+    }
     stepChart.setOption({
       animation: false,
       grid: {left: 130, right: 16, top: 16, bottom: 56},
       tooltip: {confine: true, formatter: function (p) {
         var v = p.value;
+        if (p.seriesName === "idle gaps") {
+          var t = gapText(v[4]);
+          return "<b>" + esc(t[0]) + "</b><br>" + t.slice(1).map(esc).join("<br>");
+        }
         return "<b>" + esc(D.names[v[4]]) + "</b><br>" + esc(V.buckets[v[3]]) + " · " + dur((v[2] - v[1]) * 1e3) +
           " · at " + v[1].toFixed(1) + " us";
       }},
       xAxis: {type: "value", name: "us", min: 0, max: S.span_ns[row] / 1e3, nameGap: 6},
-      yAxis: {type: "category", data: d.lanes, inverse: true},
+      yAxis: {type: "category", data: ["GPU idle"].concat(d.lanes), inverse: true},
       dataZoom: [{type: "inside", filterMode: "weakFilter"}, {type: "slider", height: 18, bottom: 8, filterMode: "weakFilter"}],
-      series: [{type: "custom", encode: {x: [1, 2], y: 0}, data: data, renderItem: function (params, api) {
-        var lane = api.value(0), a = api.coord([api.value(1), lane]), b = api.coord([api.value(2), lane]);
-        var h = api.size([0, 1])[1] * 0.6;
-        var rect = echarts.graphic.clipRectByRect({x: a[0], y: a[1] - h / 2, width: Math.max(b[0] - a[0], 1), height: h},
-          {x: params.coordSys.x, y: params.coordSys.y, width: params.coordSys.width, height: params.coordSys.height});
-        return rect && {type: "rect", shape: rect, style: {fill: COLORS[V.buckets[api.value(3)]] || "#999"}};
-      }}]
+      series: [{name: "ops", type: "custom", encode: {x: [1, 2], y: 0}, data: data,
+                renderItem: bars(function (b) { return COLORS[V.buckets[b]] || "#999"; })},
+               {name: "idle gaps", type: "custom", encode: {x: [1, 2], y: 0}, data: gaps,
+                renderItem: bars(function (c) { return COLORS[V.causes[c]] || "#999"; })}]
     });
+  }
+
+  // one gap in words: its length and largest cause, then its time per cause and what the CPU did
+  function gapText(j) {
+    var G = D.gaps, c = V.causes[G.cause[j]], out = [];
+    out.push("idle " + dur(G.t1[j] - G.t0[j]) + " at " + (G.t0[j] / 1e3).toFixed(1) + " us · largest cause: " +
+      V.idle_words[c] + (G.queued[j] ? " (the next op was already queued)" : ""));
+    V.causes.forEach(function (x) { if (G.ns[x][j] > 0) out.push(V.idle_words[x] + ": " + dur(G.ns[x][j])); });
+    out.push(G.what[j] >= 0 ? "CPU: " + G.whats[G.what[j]] + (G.source[j] && G.source[j] !== "none" ?
+      " (from " + G.source[j] + ")" : "") : "CPU: nothing named");
+    return out;
   }
 
   // --- per kind: the bucket table and what goes with it -----------------------------------------------
