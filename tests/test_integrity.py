@@ -263,6 +263,25 @@ def test_kineto_profiler_messages(tmp_path, key, message, lost):
         assert f["drops"].detail == [message] and len(rep.summary.integrity.affected_steps) == len(rep.steps)
 
 
+def test_drops_stay_with_their_rank(tmp_path):
+    """A directory of rank files where only rank 1's profiler ran out of buffers: the drops check
+    fails on rank 1 alone, read whole (analyze) or rank file by rank file (the command line)."""
+    from traceattrib import parallel
+
+    d = tmp_path / "ranks"
+    d.mkdir()
+    msg = "Exceeded max GPU buffer count (33 >= 33) - terminating tracing"
+    for f in sorted(TP2_TORCH.glob("*.json.gz")):
+        _kineto(f, d / f.name, lambda doc, f=f: doc.update({"WARNING": [msg]}) if "rank1" in f.name else None)
+    whole = analyze(read(str(d)))
+    per_file = parallel.analyze_path(str(d))
+    for rep in (whole, per_file):
+        f = failed(rep)
+        assert set(f) == {"drops"} and f["drops"].ranks == [1] and f["drops"].detail == [msg]
+        affected = rep.summary.integrity.affected_steps
+        assert {a.rank for a in affected} == {1} and len(affected) == int((rep.steps["rank"] == 1).sum()) == 13
+
+
 def test_kineto_info_lines_are_not_messages():
     """HTA's public trace carries Kineto's INFO log lines (tracing started, ...): never a drop."""
     f = PUBLIC / "hta_a100_2rank_nccl_args.json.gz"

@@ -208,7 +208,11 @@ def split_ranks(trace: Trace) -> list[tuple[Trace, dict[str, np.ndarray] | None]
     for r in sorted(ranks):
         pos = {n: np.flatnonzero(t["rank"].to_numpy() == r) for n, t in tabs.items()}
         sub = {n: t.iloc[pos[n]].reset_index(drop=True) for n, t in tabs.items()}
-        out.append((dataclasses.replace(trace, **sub, meta=dict(trace.meta)), pos))
+        meta = dict(trace.meta)
+        by_rank = meta.get("integrity_by_rank")
+        if by_rank:  # a directory of rank files: each rank's own evidence of lost records
+            meta["integrity"] = by_rank.get(str(r), {})
+        out.append((dataclasses.replace(trace, **sub, meta=meta), pos))
     return out
 
 
