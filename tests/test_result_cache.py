@@ -192,7 +192,9 @@ def test_unwritable_cache_only_costs_speed(capsys, monkeypatch, tmp_path, analys
         raise PermissionError(13, "Permission denied")
     monkeypatch.setattr(store.tempfile, "mkstemp", refuse)
     for i in (2, 3):
-        assert run(capsys, "report", src) == (0, want, "")
+        rc, out, err = run(capsys, "report", src)
+        assert (rc, out) == (0, want) and len(err.splitlines()) == 1  # said once, the report as without a cache
+        assert "cannot write the cache in" in err and "Permission denied" in err
         assert len(analyses) == i and entries(src) == [] and drop_outputs() == 0
 
 

@@ -286,10 +286,14 @@ def cli() -> None:
               help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
+# hidden until it lowers the peak: the same report, but the trace is still loaded whole first and
+# step finding (pass 1) reads all of a rank's GPU ops, so its peak memory is the in-memory path's
+@click.option("--pieces", is_flag=True, hidden=True,
+              help="Analyze each rank window by window from an on-disk copy of its tables (in TMPDIR).")
 @with_cache
 @with_cluster
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
-           peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
+           peak_flops, fmt, output, pieces, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
     from . import cache
     from .store import shared_from_env
@@ -316,7 +320,7 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
         so.model_spec()  # a bad config fails before the trace is loaded
         rep, = _analyze([file], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl,
                         what_if=what_if, layers=layers, sol_options=so, link=link, what_if_links=what_if_links,
-                        started=started)
+                        started=started, pieces=pieces)
     finally:
         if started is not None:
             started.close()
@@ -773,6 +777,13 @@ def _first_line(e: BaseException) -> str:
 _NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
 
 
+def _cache_failures() -> list[str]:
+    """The one warning of a cache write that failed in this process (full disk, read-only)."""
+    from .store import take_failures
+
+    return take_failures()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (see the module docstring)."""
     debug = bool(os.environ.get("TRACEATTRIB_DEBUG"))
@@ -780,13 +791,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rv = cli.main(args=argv, prog_name="traceattrib", standalone_mode=False, obj=warnings)
         sys.stdout.flush()  # a closed pipe shows here, inside the handlers below
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return rv if isinstance(rv, int) else EXIT_OK  # not standalone: click returns Exit codes
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("traceattrib: aborted", err=True)
         return 130
     except click.exceptions.Exit as e:  # the diff gate (1) or --help / --version (0)
-        _print_warnings(warnings)
+        _print_warnings(warnings + _cache_failures())
         return e.exit_code
     except _NO_ARGS as e:  # `traceattrib` alone: the help, as click prints it
         click.echo(e.format_message(), err=True)

@@ -18,11 +18,13 @@ Size: writing an entry removes the least recently used others beyond $TRACEATTRI
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -141,6 +143,27 @@ def read_bytes(path: str, shared: bool = False) -> bytes | None:
 
 # --- writing: atomic, 0700 folders and 0600 files ---------------------------------------------
 
+# why writes failed in this process (a full disk, a read-only directory): the command says the
+# first once (take_failures), the output being right all the same
+_failures: list[str] = []
+_failures_lock = threading.Lock()
+
+
+def _failed(folder: str, e: BaseException) -> None:
+    why = getattr(e, "strerror", None) or (str(e).splitlines()[0] if str(e) else type(e).__name__)
+    with _failures_lock:
+        _failures.append(f"cannot write the cache in {folder} ({why}): the output is right, it is only not "
+                         "kept for the next run")
+
+
+def take_failures() -> list[str]:
+    """The first failed write's warning since the last call (at most one line), and forget them."""
+    with _failures_lock:
+        out = _failures[:1]
+        _failures.clear()
+    return out
+
+
 def modes(shared: bool = False) -> tuple[int, int]:
     """(folder mode, file mode) of what the cache writes: private, or for a cache shared on purpose
     readable and writable by the directory's group (never by others)."""
@@ -170,7 +193,8 @@ def write_bytes(path: str, data: bytes, shared: bool = False) -> bool:
             os.chmod(tmp, modes(shared)[1])
         os.replace(tmp, path)
         return True
-    except OSError:
+    except OSError as e:
+        _failed(os.path.dirname(path), e)
         if tmp:
             with contextlib.suppress(OSError):
                 os.remove(tmp)
@@ -195,7 +219,9 @@ def write_dir(root: str, entry: str, fill: Callable[[str], None],
             os.chmod(tmp, folder_mode)
         os.replace(tmp, entry)
         return True
-    except (OSError, *errors):
+    except (OSError, *errors) as e:
+        if not (isinstance(e, OSError) and e.errno in (errno.ENOTEMPTY, errno.EEXIST) and os.path.isdir(entry)):
+            _failed(root, e)  # (not when a concurrent writer made the entry first)
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
         return False

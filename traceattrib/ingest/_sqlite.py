@@ -179,14 +179,15 @@ class SqliteSource:
     # -- reading ----------------------------------------------------------------------------------
 
     def fetch(self, table: str, cols: list[str], text: tuple[str, ...] = (), where: str = "",
-              with_rowid: bool = False, either: tuple[str, ...] = ()) -> Pending:
+              with_rowid: bool = False, either: tuple[str, ...] = (), span: tuple[int, int] | None = None) -> Pending:
         """Start reading `cols` of `table`; `.result()` gives a pa.Table with one column per name.
 
         Columns not in `text` must hold only integers or NULL (int64 with nulls); any other value
         is a TraceError naming the table, column and first offending row. Columns in `text` come
         back as valid UTF-8 strings (invalid bytes replaced, counted in `.bad_utf8`); columns in
         `either` as integers or, when they hold text, as strings.
-        `with_rowid` adds a leading "rowid" column (rows in rowid order).
+        `with_rowid` adds a leading "rowid" column (rows in rowid order). `span`: the rowids [a, b)
+        `where` selects lie in (the parallel reads split that range, not the whole table's).
         """
         names = (["rowid"] if with_rowid else []) + list(cols)
         sel = ", ".join(("rowid" if c == "rowid" and with_rowid and i == 0 else _ident(c))
@@ -203,8 +204,11 @@ class SqliteSource:
         if self.rowid_ok(table):
             # two statements: SQLite answers a lone min() or max() of the rowid from the b-tree,
             # but both in one statement scan the whole table
-            lo = self.rows(f"select min(rowid) from {_ident(table)}", table)[0][0]
-            hi = self.rows(f"select max(rowid) from {_ident(table)}", table)[0][0]
+            if span is not None:
+                lo, hi = span[0], span[1] - 1
+            else:
+                lo = self.rows(f"select min(rowid) from {_ident(table)}", table)[0][0]
+                hi = self.rows(f"select max(rowid) from {_ident(table)}", table)[0][0]
             workers = self._workers()
             if lo is not None and workers > 1 and hi - lo + 1 > PART_ROWS:
                 step = -(-(hi - lo + 1) // (RANGES_PER_WORKER * workers))

@@ -89,25 +89,25 @@ class _Reader:
 
         Dropped (and counted in a warning): NULL start or end (or NULL in a `required` column),
         end < start, and times below 0 or beyond TIME_LIMIT_NS."""
-        n = c.n
-        s, e = c.int("start"), c.int("end")
-        null = c.null("start") | c.null("end")
-        for col in required:
-            null |= c.null(col)
-        backwards = ~null & (e < s)
-        # nsys times count from the session's start: a negative one cannot be placed either
-        huge = ~null & ((s < 0) | (s > TIME_LIMIT_NS) | (e < 0) | (e > TIME_LIMIT_NS))
-        bad = null | backwards | huge
-        nbad = int(bad.sum())
-        if not nbad:
+        bad, counts = bad_rows(c, required)
+        if not counts[0]:
             return None
-        self.dropped[table] = self.dropped.get(table, 0) + nbad
-        why = [f"{k} {what}" for k, what in ((int(null.sum()), "with a NULL time or device"),
-                                             (int((backwards & ~huge).sum()), "with end < start"),
-                                             (int(huge.sum()), "with a time below 0 or beyond 2**62 ns")) if k]
-        self.warnings.append(f"{table}: dropped {nbad:,} of {n:,} rows that cannot be placed on the timeline "
-                             f"({', '.join(why)}{self._first_rowid(table, required, among)})")
+        self.dropped[table] = self.dropped.get(table, 0) + counts[0]
+        self.warnings.append(self.drop_warning(table, c.n, counts, required, among))
         return ~bad
+
+    def utf8_warning(self, n: int) -> None:
+        self.warnings.append(f"{NVTX_TABLE}: {n:,} texts are not valid UTF-8 (shown with U+FFFD)")
+
+    def drop_warning(self, table: str, n: int, counts: tuple[int, int, int, int], required: tuple[str, ...],
+                     among: str) -> str:
+        """The warning for rows timeline_rows drops: counts = (dropped, NULL, end < start, out of range)."""
+        nbad, null, backwards, huge = counts
+        why = [f"{k} {what}" for k, what in ((null, "with a NULL time or device"),
+                                             (backwards, "with end < start"),
+                                             (huge, "with a time below 0 or beyond 2**62 ns")) if k]
+        return (f"{table}: dropped {nbad:,} of {n:,} rows that cannot be placed on the timeline "
+                f"({', '.join(why)}{self._first_rowid(table, required, among)})")
 
     def _first_rowid(self, table: str, required: tuple[str, ...], among: str) -> str:
         """'; first at rowid N' for the first row timeline_rows drops (found by SQL, only when some are)."""
@@ -181,6 +181,21 @@ class _Reader:
             return pd.Categorical.from_codes(inv, categories=cat_index)
         # distinct ids can hold equal text; from_codes needs unique categories
         return pd.Categorical(cats[inv])
+
+
+def bad_rows(c: Columns, required: tuple[str, ...] = ()) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """Rows that cannot be placed on the timeline (NULL start or end, or NULL in a `required`
+    column; end < start; times below 0 or beyond TIME_LIMIT_NS) and the counts (dropped, NULL,
+    end < start, out of range)."""
+    s, e = c.int("start"), c.int("end")
+    null = c.null("start") | c.null("end")
+    for col in required:
+        null |= c.null(col)
+    backwards = ~null & (e < s)
+    # nsys times count from the session's start: a negative one cannot be placed either
+    huge = ~null & ((s < 0) | (s > TIME_LIMIT_NS) | (e < 0) | (e > TIME_LIMIT_NS))
+    bad = null | backwards | huge
+    return bad, (int(bad.sum()), int(null.sum()), int((backwards & ~huge).sum()), int(huge.sum()))
 
 
 def _unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -270,18 +285,13 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
         pool.shutdown(wait=True, cancel_futures=True)
         opened.close()
     if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
-        dropped = "; every row was dropped as invalid" if r.warnings else ""
-        raise TraceError(f"{path}: Nsight Systems export with no GPU activity (its kernel, memory and graph "
-                         f"tables are empty{dropped}); profile with `nsys profile -t cuda,nvtx` while the GPU "
-                         "runs work")
+        raise no_gpu_activity(path, bool(r.warnings))
     _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
     # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
     kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl, meta.get("world_size"))
     notes = meta.setdefault("notes", [])
     if len(graphs) and not len(kernels[kernels["graph_id"].notna()]):
-        notes.append("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "
-                     "inside graphs are not in the trace, so graph replays cannot be split into buckets; "
-                     "re-capture with `nsys profile --cuda-graph-trace=node` for a per-kernel breakdown")
+        notes.append(GRAPH_NOTE)
     if r.warnings:
         meta["warnings"] = list(r.warnings)
         notes.extend(r.warnings)
@@ -293,9 +303,13 @@ def _kernels(r: _Reader, pending) -> pd.DataFrame:
     if pending is None:
         return empty(KERNEL_COLUMNS)
     c = _valid(r, KERNEL_TABLE, pending, ("deviceId",))
-    n = c.n
-    if n == 0:
+    if c.n == 0:
         return empty(KERNEL_COLUMNS)
+    return conform(kernel_frame(r, c), KERNEL_COLUMNS)
+
+
+def kernel_frame(r: _Reader, c: Columns) -> pd.DataFrame:
+    """Kernel rows (valid ones, not empty) as the model's columns, in their order (not conformed)."""
     dev = c.int("deviceId")
     r.in_range(KERNEL_TABLE, "deviceId", dev, 0, INT32_MAX)
     dims = {}
@@ -319,14 +333,19 @@ def _kernels(r: _Reader, pending) -> pd.DataFrame:
     # Older exports have graphNodeId but no graphId: a node id still marks a graph kernel.
     if "graphId" not in c and "graphNodeId" in c:
         df["graph_id"] = df["graph_node_id"].where(df["graph_node_id"].isna(), 0)
-    return conform(df, KERNEL_COLUMNS)
+    return df
 
 
 def _memop_frame(r: _Reader, table: str, pending, kind) -> pd.DataFrame | None:
     c = _valid(r, table, pending, ("deviceId",))
-    n = c.n
-    if not n:
+    if not c.n:
         return None
+    return memop_frame(r, table, c, kind)
+
+
+def memop_frame(r: _Reader, table: str, c: Columns, kind) -> pd.DataFrame:
+    """Memory-op rows (valid ones, not empty) of `table`; kind: "memset", or None for memcpy (the
+    copy direction from copyKind)."""
     dev = c.int("deviceId")
     r.in_range(table, "deviceId", dev, 0, INT32_MAX)
     nbytes = c.int("bytes")
@@ -361,11 +380,9 @@ def _launches(r: _Reader, pendings: list) -> pd.DataFrame:
         c = _valid(r, table, pending)
         if not c.n:
             continue
-        gt = c.int("globalTid")
-        parts.append(pd.DataFrame({
-            "start_ns": c.int("start"), "end_ns": c.int("end"),
-            "pid": _pid(gt), "tid": _tid(gt), "correlation": c.int("correlationId")}, copy=False))
-        names.append(r.names(c, "nameId"))
+        df = launch_frame(r, c)
+        names.append(df.pop("name").array)
+        parts.append(df)
     if not parts:
         return empty(LAUNCH_COLUMNS)
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
@@ -376,67 +393,94 @@ def _launches(r: _Reader, pendings: list) -> pd.DataFrame:
     return conform(df, LAUNCH_COLUMNS)
 
 
+def launch_frame(r: _Reader, c: Columns) -> pd.DataFrame:
+    """API-call rows (valid ones) of one table: times, pid, tid, correlation and name (categorical)."""
+    gt = c.int("globalTid")
+    return pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"), "pid": _pid(gt), "tid": _tid(gt),
+                         "correlation": c.int("correlationId"), "name": r.names(c, "nameId")}, copy=False)
+
+
 def _nvtx(r: _Reader) -> pd.DataFrame:
-    src = r.src
-    if not src.has(NVTX_TABLE):
+    if not r.src.has(NVTX_TABLE):
         return empty(RANGE_COLUMNS)
+    c, text = nvtx_rows(r)
+    if not c.n:
+        return empty(RANGE_COLUMNS)
+    df = nvtx_frame(r, c, text, nvtx_domains(c, text))
+    if df is None:
+        return empty(RANGE_COLUMNS)
+    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
+    return conform(df, RANGE_COLUMNS)
+
+
+def nvtx_rows(r: _Reader, where: str = "", span: tuple[int, int] | None = None,
+              count_utf8: bool = True) -> tuple[Columns, np.ndarray]:
+    """NVTX_EVENTS rows (`where`: an SQL condition; span: a rowid range [a, b)) and each row's
+    text (object array; None where it has none), registered strings looked up."""
+    src = r.src
     cols = columns(src, NVTX_TABLE, NVTX_COLS)
     has_text = "text" in src.columns(NVTX_TABLE)
     if src.rowid_ok(NVTX_TABLE):
         # text is read apart, only where set: most rows hold a textId (or nothing), and a column
         # that starts with NULLs would make ADBC guess the wrong type
-        main = src.fetch(NVTX_TABLE, cols, with_rowid=True)
-        texts = src.fetch(NVTX_TABLE, ["text"], text=("text",), where='"text" is not null',
-                          with_rowid=True) if has_text else None
+        cond = [x for x in (where, f"rowid >= {span[0]} and rowid < {span[1]}" if span else "") if x]
+        main = src.fetch(NVTX_TABLE, cols, with_rowid=True, where=" and ".join(f"({x})" for x in cond), span=span)
+        texts = src.fetch(NVTX_TABLE, ["text"], text=("text",), with_rowid=True, span=span,
+                          where=" and ".join(f"({x})" for x in cond + ['"text" is not null'])) if has_text else None
         c = main.result()
         text = np.full(c.n, None, dtype=object)
         if texts is not None:
             tt = texts.result()
-            if texts.bad_utf8:
-                r.warnings.append(f"{NVTX_TABLE}: {texts.bad_utf8:,} texts are not valid UTF-8 (shown with U+FFFD)")
+            if texts.bad_utf8 and count_utf8:
+                r.utf8_warning(texts.bad_utf8)
             if tt.n:
                 pos = np.searchsorted(c.int("rowid"), tt.int("rowid"))
                 text[pos] = tt.text("text").to_numpy(zero_copy_only=False)
     else:  # a WITHOUT ROWID table: one plain read
-        p = src.fetch(NVTX_TABLE, cols + (["text"] if has_text else []), text=("text",))
+        p = src.fetch(NVTX_TABLE, cols + (["text"] if has_text else []), text=("text",), where=where)
         c = p.result()
         text = np.asarray(c.text("text").to_numpy(zero_copy_only=False), dtype=object) if has_text \
             else np.full(c.n, None, dtype=object)
-    n = c.n
-    if not n:
-        return empty(RANGE_COLUMNS)
-    et = c.int("eventType")
-    if "textId" in c:
+    if c.n and "textId" in c:
         need = np.flatnonzero(~c.null("textId") & pd.isna(text))
         if need.size:  # look each distinct registered string up once
             uniq, inv = np.unique(c.int("textId")[need], return_inverse=True)
             text[need] = r.lookup(uniq)[inv.reshape(-1)]
+    return c, text
+
+
+def nvtx_domains(c: Columns, text: np.ndarray) -> dict[int, str]:
+    """Domain id -> name: the text of the domain-create events among the rows."""
     dom = c.int("domainId")
-    # Domain names are the text of the domain-create events.
-    dmask = et == NVTX_DOMAIN_CREATE
-    domain_names = {int(d): (t or "") for d, t in zip(dom[dmask], text[dmask])}
+    dmask = c.int("eventType") == NVTX_DOMAIN_CREATE
+    return {int(d): (t or "") for d, t in zip(dom[dmask], text[dmask])}
+
+
+def nvtx_frame(r: _Reader, c: Columns, text: np.ndarray, domain_names: dict[int, str]) -> pd.DataFrame | None:
+    """The ranges among NVTX rows (push/pop and start/end events with an end, that can be placed
+    on the timeline) as the model's columns but depth, in row order; None when there are none."""
+    et = c.int("eventType")
+    dom = c.int("domainId")
     # ranges only; a range still open when the capture stopped has no end
     sel = np.isin(et, (NVTX_PUSHPOP, NVTX_STARTEND)) & ~c.null("end")
     if not sel.any():
-        return empty(RANGE_COLUMNS)
+        return None
     keep = r.timeline_rows(NVTX_TABLE, c.take(sel), among=f'"eventType" in ({NVTX_PUSHPOP}, {NVTX_STARTEND}) '
                                                           'and "end" is not null')
     idx = np.flatnonzero(sel)
     if keep is not None:
         idx = idx[keep]
     if not idx.size:
-        return empty(RANGE_COLUMNS)
+        return None
     gt = c.int("globalTid")[idx]
     names = pd.Series(text[idx]).fillna("").astype(str)
-    df = pd.DataFrame({
+    return pd.DataFrame({
         "start_ns": c.int("start")[idx], "end_ns": c.int("end")[idx],
         "name": pd.Categorical(names),
         "domain": _domain_names(dom[idx], domain_names),
         "source": "nvtx",
         "pid": _pid(gt), "tid": _tid(gt),
     }, copy=False)
-    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
-    return conform(df, RANGE_COLUMNS)
 
 
 def _osrt(r: _Reader, pending) -> pd.DataFrame:
@@ -446,12 +490,17 @@ def _osrt(r: _Reader, pending) -> pd.DataFrame:
     c = _valid(r, OSRT_TABLE, pending)
     if not c.n:
         return empty(CPU_OP_COLUMNS)
-    gt = c.int("globalTid")
-    df = pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"),
-                       "name": r.names(c, "nameId"), "kind": "osrt",
-                       "pid": _pid(gt), "tid": _tid(gt)}, copy=False)
-    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), gt)
+    df = osrt_frame(r, c)
+    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), c.int("globalTid"))
     return conform(df, CPU_OP_COLUMNS)
+
+
+def osrt_frame(r: _Reader, c: Columns) -> pd.DataFrame:
+    """OS runtime call rows (valid ones) as cpu_ops columns but depth, in row order."""
+    gt = c.int("globalTid")
+    return pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"),
+                         "name": r.names(c, "nameId"), "kind": "osrt",
+                         "pid": _pid(gt), "tid": _tid(gt)}, copy=False)
 
 
 def _samples(r: _Reader, pend_events, pend_chains) -> pd.DataFrame:
@@ -530,6 +579,11 @@ def _graphs(r: _Reader, pending) -> pd.DataFrame:
     c = _valid(r, GRAPH_TABLE, pending, ("deviceId",))
     if not c.n:
         return empty(GRAPH_COLUMNS)
+    return conform(graph_frame(r, c), GRAPH_COLUMNS)
+
+
+def graph_frame(r: _Reader, c: Columns) -> pd.DataFrame:
+    """Whole-graph execution rows (valid ones) as the model's columns, in row order."""
     dev = c.int("deviceId")
     r.in_range(GRAPH_TABLE, "deviceId", dev, 0, INT32_MAX)
     df = pd.DataFrame({
@@ -537,7 +591,7 @@ def _graphs(r: _Reader, pending) -> pd.DataFrame:
         "stream": c.int("streamId"), "correlation": c.int("correlationId"),
         "pid": _pid(c.int("globalPid")), "graph_id": _nullable(c, "graphId"),
         "graph_exec_id": _nullable(c, "graphExecId")}, copy=False)
-    return conform(df, GRAPH_COLUMNS)
+    return df
 
 
 def _str(v) -> str | None:
@@ -550,6 +604,12 @@ def _str(v) -> str | None:
 
 
 def _meta(r: _Reader, kernels: pd.DataFrame) -> dict:
+    return meta_of(r, sorted(int(d) for d in kernels["device"].unique()) if len(kernels) else None)
+
+
+def meta_of(r: _Reader, devices: list[int] | None) -> dict:
+    """The export's meta: format, profiler and schema versions, the devices used (`devices`, the
+    kernels' device ids; None: no kernels, every GPU of the target) and their names."""
     src = r.src
     meta: dict = {"format": "nsys", "profiler": "Nsight Systems"}
     for t in ("META_DATA_EXPORT", "EXPORT_META_DATA"):
@@ -570,7 +630,7 @@ def _meta(r: _Reader, kernels: pd.DataFrame) -> dict:
         if idc and "name" in cols:
             gpus = {i: (_str(nm) or "").strip() for i, nm in src.rows(f'select "{idc}", "name" from {t}', t)
                     if isinstance(i, int) and 0 <= i <= INT32_MAX}
-    used = sorted(int(d) for d in kernels["device"].unique()) if len(kernels) else sorted(gpus)
+    used = devices if devices is not None else sorted(gpus)
     meta["devices"] = used
     meta["gpus"] = [gpus.get(d, f"device {d}") for d in used]
     return meta
@@ -616,9 +676,26 @@ def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:
             pos = np.minimum(np.searchsorted(known, pid), max(known.size - 1, 0))
             hit = known[pos] == pid if known.size else np.zeros(pid.size, bool)
             t["rank"] = np.where(hit, pos, -1).astype(np.int32)
+    rank_meta(pids, meta)
+
+
+def rank_meta(pids: list[int], meta: dict) -> None:
+    """The ranks of an export whose processes `pids` (sorted) ran GPU work, into its meta."""
     meta["ranks"] = list(range(len(pids)))
     meta["world_size"] = len(pids) if pids else None
     meta["rank_pids"] = pids
     if len(pids) > 1:
         meta.setdefault("notes", []).append(
             f"{len(pids)} processes ran GPU work; each is taken as one rank, numbered in pid order")
+
+
+GRAPH_NOTE = ("CUDA graphs were traced as whole-graph executions only (nsys default): kernels "
+              "inside graphs are not in the trace, so graph replays cannot be split into buckets; "
+              "re-capture with `nsys profile --cuda-graph-trace=node` for a per-kernel breakdown")
+
+
+def no_gpu_activity(path: str, warned: bool) -> TraceError:
+    dropped = "; every row was dropped as invalid" if warned else ""
+    return TraceError(f"{path}: Nsight Systems export with no GPU activity (its kernel, memory and graph "
+                      f"tables are empty{dropped}); profile with `nsys profile -t cuda,nvtx` while the GPU "
+                      "runs work")

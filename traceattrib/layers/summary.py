@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..intervals import pack_keys
 from ..report import Inside, LayerEvidence, LayerTime, ModuleRatio, ModuleTime, SlowLayer
 from .times import Times
 
@@ -19,7 +20,7 @@ def section(k: pd.DataFrame, t: Times, buckets: tuple[str, ...]) -> Inside | Non
     bucket times), per module summed over the layers, the slowest layers against the median layer
     and how they were found; None when its steps hold fewer than MIN_LAYERS
     layers or the layers hold less than MIN_COVER of the span."""
-    key = pd.MultiIndex.from_arrays([k["rank"].to_numpy(np.int64), k["index"].to_numpy(np.int64)])
+    key = _Keys(k["rank"].to_numpy(np.int64), k["index"].to_numpy(np.int64))
     lay = _rows(t.layers, key)
     inner = lay[lay["layer"] >= 0]
     if not len(inner) or inner.groupby(["rank", "step"])["layer"].nunique().median() < MIN_LAYERS:
@@ -66,12 +67,30 @@ def section(k: pd.DataFrame, t: Times, buckets: tuple[str, ...]) -> Inside | Non
                   slow_layers=_slow(layers, mods, key))
 
 
-def _rows(df: pd.DataFrame, key: pd.MultiIndex) -> pd.DataFrame:
+class _Keys:
+    """The steps a summary is over, (rank, index) per step, and where other tables' rows fall in them."""
+
+    def __init__(self, rank: np.ndarray, index: np.ndarray):
+        self.rank, self.index = rank, index
+
+    def __len__(self) -> int:
+        return self.rank.size
+
+    def row_of(self, df: pd.DataFrame) -> np.ndarray:
+        """Per row of a per-step frame (rank, step): its step's place among these steps, -1 none."""
+        mine, theirs = pack_keys([self.rank, self.index],
+                                 [df["rank"].to_numpy(np.int64), df["step"].to_numpy(np.int64)])
+        order = np.argsort(mine, kind="stable")
+        pos = np.minimum(np.searchsorted(mine[order], theirs), max(mine.size - 1, 0))
+        hit = mine[order][pos] == theirs if mine.size else np.zeros(theirs.size, bool)
+        return np.where(hit, order[pos] if mine.size else -1, -1)
+
+
+def _rows(df: pd.DataFrame, key: _Keys) -> pd.DataFrame:
     """The rows of a per-step frame (rank, step) that belong to the steps `key`."""
     if not len(df):
         return df
-    m = pd.MultiIndex.from_arrays([df["rank"].to_numpy(np.int64), df["step"].to_numpy(np.int64)]).isin(key)
-    return df[m]
+    return df[key.row_of(df) >= 0]
 
 
 def _full_names(df: pd.DataFrame, by: str) -> list:
@@ -80,21 +99,20 @@ def _full_names(df: pd.DataFrame, by: str) -> list:
     return sorted(vals) if pd.api.types.is_numeric_dtype(df[by]) else sorted(vals, key=str)
 
 
-def _full(df: pd.DataFrame, by: str, cols: list[str], key: pd.MultiIndex) -> dict[str, np.ndarray]:
+def _full(df: pd.DataFrame, by: str, cols: list[str], key: _Keys) -> dict[str, np.ndarray]:
     """Per column of `cols`: a (steps of `key`) x (values of `by`, _full_names order) array of the
     column summed per step and value, 0 where a step has none."""
     names = _full_names(df, by)
     code = pd.Categorical(df[by], categories=names).codes.astype(np.int64)
-    row = key.get_indexer(pd.MultiIndex.from_arrays([df["rank"].to_numpy(np.int64), df["step"].to_numpy(np.int64)]))
-    out = {}
-    for c in cols:
-        a = np.zeros((len(key), len(names)), np.float64)
-        np.add.at(a, (row, code), df[c].to_numpy(np.float64))
-        out[c] = a
-    return out
+    row = key.row_of(df)
+    ok = (row >= 0) & (code >= 0)
+    cell = row[ok] * len(names) + code[ok]
+    size = len(key) * len(names)
+    return {c: np.bincount(cell, df[c].to_numpy(np.float64)[ok], minlength=size).reshape(len(key), len(names))
+            for c in cols}
 
 
-def _median_per(df: pd.DataFrame, by: str, cols: list[str], key: pd.MultiIndex) -> dict[str, pd.Series]:
+def _median_per(df: pd.DataFrame, by: str, cols: list[str], key: _Keys) -> dict[str, pd.Series]:
     """Per column of `cols`: the median over the steps of `key` of its per-step sum, per value of
     `by` (0 for a step without rows)."""
     full = _full(df, by, cols, key)
@@ -132,7 +150,7 @@ def _type_labels(inner: pd.DataFrame, mods: pd.DataFrame) -> dict[int, str]:
     return out
 
 
-def _slow(layers: list[LayerTime], mods: pd.DataFrame, key: pd.MultiIndex) -> list[SlowLayer]:
+def _slow(layers: list[LayerTime], mods: pd.DataFrame, key: _Keys) -> list[SlowLayer]:
     """Layers at least SLOW times the median layer of their kind (the slowest first, at most 3),
     each with the (at most two) modules whose time in it is furthest above, and at least SLOW times,
     their median over the layers.

@@ -70,9 +70,9 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     lt, _ = category_unions(s, e, lay, st, start, span, nl)
     # the (layer, bucket) and (layer, module) pairs that occur, as compact codes: dense tables over
     # every pair would grow with layers x modules x steps
-    lb_code, lb_pairs = np.unique(np.where(keep, lay * nb + bucket_codes, 0), return_inverse=True)[::-1]
+    lb_code, lb_pairs = _compact(np.where(keep, lay * nb + bucket_codes, 0), nl * nb)
     lbt, _ = category_unions(s, e, lb_code, st, start, span, lb_pairs.size)
-    lm_code, lm_pairs = np.unique(np.where(keep, lay * nm + np.maximum(a.module, 0), 0), return_inverse=True)[::-1]
+    lm_code, lm_pairs = _compact(np.where(keep, lay * nm + np.maximum(a.module, 0), 0), nl * nm)
     lmt, _ = category_unions(s, e, lm_code, st, start, span, lm_pairs.size)
     mt, mx = category_unions(s, e, np.maximum(a.module, 0), st, start, span, nm)
     lmc = np.bincount(st[keep] * lm_pairs.size + lm_code[keep], minlength=len(table) * lm_pairs.size)
@@ -101,3 +101,12 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
                             "reference": a.reference.astype(object)})
     return Times(layers=layers, modules=modules, steps=steps, sources=sources, types=list(a.types))
+
+
+def _compact(raw: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes 0..size-1 renumbered to the ones that occur: (each row's new code, the old code of
+    each new one); np.unique's inverse without its sort of every row."""
+    pairs = np.flatnonzero(np.bincount(raw, minlength=size))
+    remap = np.zeros(max(size, 1), np.int64)
+    remap[pairs] = np.arange(pairs.size)
+    return remap[raw], pairs
