@@ -21,6 +21,16 @@ def shared_files(folder: Path, pattern: str) -> list[Path]:
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/traces is absent")
 
 
+def _demangler() -> str:
+    from traceattrib.demangle import backend
+
+    return backend()[0]
+
+
+# mangled-name tests need a demangler that reads every name they use (the `demangle` extra)
+needs_demangler = pytest.mark.skipif(_demangler() != "cpp_demangle", reason="cpp_demangle is not installed")
+
+
 @pytest.fixture(autouse=True)
 def _no_user_cache(tmp_path, monkeypatch):
     """Keep tests from reading or writing the user's parquet cache."""

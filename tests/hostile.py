@@ -452,6 +452,23 @@ def _rank_dir_with_fifo(d: Path) -> Path:
     return r
 
 
+def _rank_dir_with_nsys(d: Path) -> Path:
+    """A directory of rank files where one file is an Nsight Systems export named like a rank file."""
+    r = d / "ranks"
+    r.mkdir()
+    shutil.copyfile(sorted((FIXTURES / "tp2_graph_torch").glob("*.json.gz"))[0], r / "rank0.pt.trace.json.gz")
+    shutil.copyfile(NSYS_GRAPH, r / "rank1.pt.trace.json")
+    return r
+
+
+def _rank_dir_only_nsys(d: Path) -> Path:
+    """A directory whose one rank file is an Nsight Systems export."""
+    r = d / "ranks"
+    r.mkdir()
+    shutil.copyfile(NSYS_GRAPH, r / "rank0.json")
+    return r
+
+
 def _bytes(data: bytes, name: str = "trace.json") -> Callable[[Path], Path]:
     def build(d: Path) -> Path:
         (d / name).write_bytes(data)
@@ -507,6 +524,10 @@ def file_cases() -> list[Case]:
         Case("symlink-loop", "special-files", _loop, expect=ERROR, needle="symbolic link loop"),
         Case("dangling-symlink", "special-files", _dangling, expect=ERROR, needle="broken symbolic link"),
         Case("rank-dir-with-fifo", "special-files", _rank_dir_with_fifo, expect=ANY),
+        Case("rank-dir-with-nsys-export", "special-files", _rank_dir_with_nsys, expect=ERROR,
+             needle="rank1.pt.trace.json: an Nsight Systems export"),
+        Case("rank-dir-only-nsys-export", "special-files", _rank_dir_only_nsys, expect=ERROR,
+             needle="rank0.json: an Nsight Systems export"),
     ]
 
 

@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 
+import msgspec
 import numpy as np
 import pandas as pd
 import pytest
@@ -99,6 +100,17 @@ def whole_trace_report(trace, steps_regex=None, what_if=None, layers=None, sol_o
     other = summary.main().attribution.bucket_share.get("other") if summary.main() else None
     if other is not None:
         notes.append(note("other_share", other, summary.kind))
+    # trace integrity is per rank by design (a rank's own streams and launches, its own clock), so
+    # the whole-trace pipeline has no form of it: the reference takes the per-rank checks (the
+    # tests below say which pass; test_integrity tests the checks themselves)
+    per_rank = analysis.analyze(trace, steps_regex=steps_regex, layers=layers, sol_options=sol_options, link=link,
+                                what_if_links=what_if_links, model=model)
+    integ = per_rank.summary.integrity
+    found = [i for i, n in enumerate(per_rank.notes) if n.code.startswith("integrity.")]
+    if found:  # its notes where the per-rank report puts them (the notes before them are compared)
+        notes[found[0]:found[0]] = [per_rank.notes[i] for i in found]
+    bd.steps["integrity"] = per_rank.steps["integrity"].to_numpy()
+    summary = msgspec.structs.replace(summary, integrity=integ)
     return Report(meta=dict(trace.meta), steps=bd.steps, collectives=comm.step_table(bd.collectives, cr),
                   kernels=kernels, memops=memops, summary=summary, buckets=bd.buckets, notes=notes, comm=cr,
                   idle_labels=ic.labels, inside=inside)
@@ -145,6 +157,7 @@ def test_per_rank_merge_equals_whole_trace(name, monkeypatch):
     path = str(FIXTURES / name)
     trace = cache.load(path)  # parsed once; analyze_path below reads the cache entries back
     ref = whole_trace_report(trace, **OPTIONS)
+    assert ref.summary.integrity.trusted and not ref.summary.integrity.affected_steps  # healthy captures
     api = analyze(trace, **OPTIONS)  # per rank in this process, kernels kept
     assert_same_report(api, ref)
     pd.testing.assert_frame_equal(api.kernels, ref.kernels)
@@ -166,6 +179,8 @@ def test_directory_with_clashing_rank_ids(clash4, monkeypatch, shared_cache):
     ref = whole_trace_report(trace, **OPTIONS)
     rep = parallel.analyze_path(clash4, cache_dir=shared_cache, **OPTIONS)
     assert_same_report(rep, ref)
+    # two captures' rank files renumbered as one job: their collectives cannot be lined up
+    assert [c.check for c in rep.summary.integrity.checks if c.status == "failed"] == ["clocks"]
     assert renders(rep) == reference_renders(ref, monkeypatch)
     assert sorted(rep.comm.instances["rank"].unique()) == [0, 1, 2, 3]
 

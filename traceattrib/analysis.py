@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from msgspec import UNSET
 
-from . import attribute, classify, collectives, comm, findings, idle, sol, timeline
+from . import attribute, classify, collectives, comm, findings, idle, integrity, sol, timeline
 from . import layers as inside_analysis
 from .concurrency import beside
 from .errors import TraceError
@@ -27,7 +27,7 @@ from .links import Link
 from .model import Trace
 from .notes import Note, note
 from .notes import merge as merge_notes
-from .report import KINDS, Headline, KindSummary, PastRanges, RankKindSummary, Summary
+from .report import KINDS, Headline, Integrity, KindSummary, PastRanges, RankKindSummary, Summary
 from .stats import kind_steps
 from .stats import steady as _steady
 
@@ -80,6 +80,7 @@ class RankResult:
     shown: pd.DataFrame | None = None
     detail: pd.DataFrame | None = None
     inside: inside_analysis.Times | None = None
+    integrity: pd.DataFrame | None = None
     gap_detail: pd.DataFrame | None = None
     kernels: pd.DataFrame | None = None
     memops: pd.DataFrame | None = None
@@ -90,7 +91,8 @@ class RankResult:
         """The same result under another rank id (rank files renumbered by file order)."""
         tabs = {n: getattr(self, n).assign(rank=np.full(len(getattr(self, n)), rank, getattr(self, n)["rank"].dtype))
                 if "rank" in getattr(self, n).columns and len(getattr(self, n)) else getattr(self, n)
-                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail", "gap_detail", "gaps")
+                for n in ("steps", "collectives", "instances", "idle_labels", "shown", "detail", "integrity",
+                          "gap_detail", "gaps")
                 if getattr(self, n) is not None}
         if self.inside is not None:
             tabs["inside"] = self.inside.relabel(rank)
@@ -206,7 +208,11 @@ def split_ranks(trace: Trace) -> list[tuple[Trace, dict[str, np.ndarray] | None]
     for r in sorted(ranks):
         pos = {n: np.flatnonzero(t["rank"].to_numpy() == r) for n, t in tabs.items()}
         sub = {n: t.iloc[pos[n]].reset_index(drop=True) for n, t in tabs.items()}
-        out.append((dataclasses.replace(trace, **sub, meta=dict(trace.meta)), pos))
+        meta = dict(trace.meta)
+        by_rank = meta.get("integrity_by_rank")
+        if by_rank:  # a directory of rank files: each rank's own evidence of lost records
+            meta["integrity"] = by_rank.get(str(r), {})
+        out.append((dataclasses.replace(trace, **sub, meta=meta), pos))
     return out
 
 
@@ -256,6 +262,8 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         ic = idling.result()  # per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
+    checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
+    bd.steps["integrity"] = checks.flags
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
@@ -270,7 +278,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                      shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
                                          "why": shown["why"].to_numpy()}),
-                     detail=detail, inside=inside,
+                     detail=detail, inside=inside, integrity=checks.table,
                      gap_detail=gaps.iloc[np.flatnonzero(np.isin(ic.gaps["step"].to_numpy(), shown["row"].to_numpy()))]
                      .reset_index(drop=True))
     if keep_ops:
@@ -505,7 +513,9 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
         notes += idle.explain_notes(tab, labels, any(r.has_launches for r in results))
     cr = comm.analyze_instances(_instances(results, meta), tab, buckets, meta, link=link, what_if_links=what_if_links)
     inside = inside_analysis.concat([r.inside for r in results if r.inside is not None])
-    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers, inside)
+    integ, integ_notes = _integrity(results, tab, cr, meta)
+    notes += integ_notes
+    summary = summarize(tab, colls, buckets, labels, cr, evidence, why, what_if, layers, inside, integ)
     notes += comm.summary_notes(cr, summary.kind)
     main = summary.main()
     if main is not None and "other" in main.attribution.bucket_share:
@@ -524,10 +534,22 @@ def merge(results: list[RankResult], meta: dict[str, Any], steps_regex: str | No
                   shown=shown, detail=detail, inside=inside, gap_detail=gap_detail)
 
 
+def _integrity(results: list[RankResult], tab: pd.DataFrame, cr: comm.CommResult,
+               meta: dict[str, Any]) -> tuple[Integrity, list[Note]]:
+    """Every rank's integrity checks and the clocks' across ranks as the report's section; the
+    step table's `integrity` column gains the steps the clocks affect."""
+    clocks, hit = integrity.clock_check(cr.instances, tab, meta.get("format") == "nsys")
+    if len(tab):
+        flags = tab["integrity"].to_numpy(object) if "integrity" in tab else np.full(len(tab), "", object)
+        tab["integrity"] = integrity.with_flag(np.where(pd.isna(flags), "", flags), hit, "clocks")
+    frames = [r.integrity for r in results if r.integrity is not None and len(r.integrity)] + [clocks]
+    return integrity.section(pd.concat(frames, ignore_index=True), tab)
+
+
 def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], labels: pd.DataFrame | None,
               cr: comm.CommResult, evidence: str = "none", why: Note | None = None,
               what_if: dict[str, float] | None = None, layers: int | None = None,
-              inside: inside_analysis.Times | None = None) -> Summary:
+              inside: inside_analysis.Times | None = None, integrity: Integrity | None = None) -> Summary:
     """The report's summary from the step table of every rank, its per-step collectives, the idle
     labels, the communication result and the layer and module times: every analysis's section per
     kind, per rank (2+ ranks), the job and link figures, what to fix first and the ceiling.
@@ -543,6 +565,7 @@ def summarize(tab: pd.DataFrame, colls: pd.DataFrame, buckets: tuple[str, ...], 
         if len(ranks) > 1 else UNSET,
         kind=main, headline=_headline(by_kind[main]) if main else None, evidence=evidence, evidence_why=why,
         past_ranges=past if (past := _past_ranges(tab)) is not None else UNSET,
+        integrity=integrity,
         job=cr.job or UNSET,
         link=cr.link if cr.link is not None else UNSET, interconnect_fit=cr.fit or UNSET,
         what_if_link=cr.what_if or UNSET,

@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 # from reports/ needs neither
 
 # Bump when a reader or the model changes what it produces: old entries are then ignored.
-# 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries; 7: given_steps and the ops' given_step
-FORMAT_VERSION = 7
+# 5: nsys CPU samples; 6: results and report texts as data (msgpack + Arrow, JSON), 0600 entries; 7: given_steps and the ops' given_step;
+# 8: the readers' integrity evidence in the meta (rows dropped, profiler messages, overhead events)
+FORMAT_VERSION = 8
 BLOB_MAGIC = b"TAres03\n"  # first bytes of a stored analysis (results, report text); bump when they change
 
 
@@ -418,8 +419,8 @@ def content_stamp(path: str) -> str | None:
 def _code_stamp() -> str:
     """What every stored analysis depends on besides its input and options: the entry layout,
     traceattrib's version and sources (size and mtime of each: an edited checkout keeps
-    __version__), the installed pandas and numpy (their __init__'s size and mtime: known without
-    importing them) and Python."""
+    __version__), the installed pandas, numpy, pyarrow and cpp_demangle (their __init__'s size and
+    mtime: known without importing them) and Python."""
     import importlib.util
 
     root = os.path.dirname(os.path.abspath(__file__))
@@ -430,7 +431,8 @@ def _code_stamp() -> str:
             if f.endswith((".py", ".toml")):
                 st = os.stat(os.path.join(d, f))
                 out.append(f"{os.path.relpath(os.path.join(d, f), root)}:{st.st_size}:{st.st_mtime_ns}")
-    for lib in ("pandas", "numpy", "pyarrow"):
+    # cpp_demangle (the demangle extra) changes the buckets of mangled names: installed or not, and which
+    for lib in ("pandas", "numpy", "pyarrow", "cpp_demangle"):
         spec = importlib.util.find_spec(lib)
         st = os.stat(spec.origin) if spec and spec.origin else None
         out.append(f"{lib}:{st.st_size}:{st.st_mtime_ns}" if st else f"{lib}:?")

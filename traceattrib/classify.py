@@ -4,7 +4,8 @@ The rules are data (`traceattrib/rules/default.toml`, format documented at its t
 given with `--rules` is tried first, then the defaults. The first rule whose every condition holds
 wins; a kernel no rule matches gets bucket `other` and rule `unmatched`.
 
-Evidence per kernel: its demangled name (and the `base` name derived from it: no return type,
+Evidence per kernel: its demangled name (names still mangled in the trace are demangled here,
+`demangle.py`) (and the `base` name derived from it: no return type,
 no template arguments, no parameters), and in torch traces the launching CPU op chain (`op`,
 outermost first, " > " joined) and the innermost op's input dtypes (`op_input_types`). Rules are
 evaluated once per distinct evidence combination, never per event, and the result is broadcast
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import vocab
+from .demangle import demangle
 from .errors import TraceError
 
 BUCKETS: tuple[str, ...] = ("linear", "attention", "communication", "cast", "norm", "elementwise",
@@ -372,6 +374,8 @@ def _classify(df: pd.DataFrame, rules: Rules, target: str, cols: list[str],
     key, ev = _distinct(df, cols)
     ev = ev.rename(columns=rename)
     if target == "kernel":
+        # mangled names (`_ZN2at6native...`) are read demangled: no rule reads the mangled form
+        ev["kernel"] = [demangle(s) for s in ev["kernel"]]
         ev["base"] = [base_name(s) for s in ev["kernel"]]
     bucket, rule = _match(rl, ev)
     return _result(df.index, key, bucket, rule, rl)

@@ -613,11 +613,15 @@ def spread_runs(args: list[str]) -> list[str]:
 @click.option("--allow-mismatch", is_flag=True,
               help="Compare even when the captures differ in a way that makes the comparison meaningless "
                    "(another GPU, GPU count, rank count or model depth).")
+@click.option("--allow-untrusted", is_flag=True,
+              help="Let --fail-if-slower decide even when a run's trace failed an integrity check (records lost, "
+                   "impossible durations, unalignable clocks: the report's trust line); without it the gate "
+                   "exits with status 2 on such traces.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
 @with_cache
 @with_cluster
-def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slower, allow_mismatch, output, no_cache,
-         cache_dir, workers, scheduler):
+def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slower, allow_mismatch, allow_untrusted,
+         output, no_cache, cache_dir, workers, scheduler):
     """Compare traces before and after a change: each step kind's median and p90 step span and each
     bucket's exposed time, with 95% bootstrap intervals, checked for comparable captures.
 
@@ -641,10 +645,14 @@ def diff(paths, before_paths, after_paths, steps_regex, rules, fmt, fail_if_slow
     rl = _rules(rules)
     reps = _analyze(runs_b + runs_a, no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl)
     res = compare(reps[:len(runs_b)], reps[len(runs_b):], fail_if_slower=fail_if_slower,
-                  allow_mismatch=allow_mismatch)
+                  allow_mismatch=allow_mismatch, allow_untrusted=allow_untrusted)
     if res.refused:
         from .render.safe import clean
         raise TraceError(clean(r.refusal(res)))
+    from .diff import gate_refused
+    if gate_refused(res):
+        from .render.safe import clean
+        raise TraceError(clean(r.untrusted_line(res)))
     if fmt == "json":
         _emit(r.render_json(res), output)
     elif fmt == "html":  # names stay as they are: the page sets them as text (render/html_diff.py)

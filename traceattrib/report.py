@@ -387,6 +387,37 @@ class Finding(Struct, frozen=True):
     args: tuple[Any, ...] = ()
 
 
+class IntegrityCheck(Struct):
+    """One check of the trace's integrity (integrity.py): ok, failed, or skipped (nothing to check
+    it on); records that failed it of those it looked at, the ranks where it failed, the steps it
+    affects, and what the profiler or the reader said (text from the trace)."""
+
+    check: str  # stream_overlap | durations | drops | unlaunched | lost_ops | clocks
+    status: str  # ok | failed | skipped
+    count: int
+    checked: int
+    ranks: list[int] = []
+    steps: int = 0
+    detail: list[str] = []
+
+
+class AffectedStep(Struct):
+    """A step some failed check touches, and which."""
+
+    rank: int
+    index: int
+    checks: list[str]
+
+
+class Integrity(Struct):
+    """What was checked before the numbers were trusted, what failed, and the steps affected."""
+
+    checks: list[IntegrityCheck]
+    affected_steps: list[AffectedStep]
+    steps: int  # steps in the report
+    trusted: bool  # no check failed
+
+
 class Headline(Struct):
     """The headline kind's figures, repeated at the top of the summary."""
 
@@ -423,6 +454,7 @@ class Summary(Struct):
     evidence: str = "none"
     evidence_why: Note | None = None
     past_ranges: PastRanges | UnsetType = UNSET
+    integrity: Integrity | None = None
     job: dict[str, JobSummary] | UnsetType = UNSET
     link: Link | UnsetType = UNSET
     interconnect_fit: dict[str, Fit] | UnsetType = UNSET

@@ -13,13 +13,14 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 6  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
-# layers named from shapes; 5: gap_detail; 6: steps hold kind_against and outside_ns
+VERSION = 7  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
+# layers named from shapes; 5: gap_detail; 6: steps hold kind_against and outside_ns; 7: integrity checks
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {
     "steps": {"rank": "i", "index": "i", "name": "s", "kind": "s", "warmup": "b", "outlier": "b", "start_ns": "i",
-              "end_ns": "i", "span_ns": "i", "busy_ns": "i", "idle_ns": "i", "overlap_ns": "i", "graph_kernels": "i"},
+              "end_ns": "i", "span_ns": "i", "busy_ns": "i", "idle_ns": "i", "overlap_ns": "i", "graph_kernels": "i",
+              "integrity": "s"},
     "collectives": {"rank": "i", "step": "i", "collective": "s", "count": "i", "total_ns": "i", "mean_ns": "n"},
     "instances": {"rank": "i", "step_row": "i", "step": "i", "step_kind": "s", "warmup": "b", "collective": "s",
                   "group": "s", "seq": "i", "start_ns": "i", "end_ns": "i", "bytes": "i", "bytes_source": "s",
@@ -31,12 +32,14 @@ _NEEDED: dict[str, dict[str, str]] = {
     "inside_modules": {"rank": "i", "step": "i", "layer": "i", "module": "s", "time_ns": "i", "count": "i"},
     "inside_steps": {"rank": "i", "step": "i", "module": "s", "time_ns": "i", "exposed_ns": "i", "count": "i"},
     "inside_sources": {"rank": "i", "step": "i", "source": "s", "reference": "s"},
+    "integrity": {"rank": "i", "check": "s", "status": "s", "count": "i", "checked": "i", "detail": "s"},
     "detail": {"rank": "i", "step": "i", "op": "s", "start_ns": "i", "end_ns": "i", "device": "i", "stream": "i",
                "bucket": "s", "name": "s"},
     "gap_detail": {"rank": "i", "step": "i", "start_ns": "i", "end_ns": "i", "launch_ns": "i", "sync_ns": "i",
                    "host_ns": "i", "unexplained_ns": "i", "queued": "b", "cause": "s", "what": "s", "source": "s"},
 }
-_OPTIONAL = {"idle_labels", "shown", "detail", "gap_detail", "inside_layers", "inside_modules", "inside_steps", "inside_sources"}
+_OPTIONAL = {"idle_labels", "shown", "detail", "gap_detail", "integrity", "inside_layers", "inside_modules",
+             "inside_steps", "inside_sources"}
 _INSIDE = ("layers", "modules", "steps", "sources")
 
 
@@ -113,7 +116,7 @@ def decode(blob: bytes) -> tuple[dict, list]:
         out.append(RankResult(rank=r.rank, evidence=r.evidence, why=why, buckets=tuple(r.buckets), notes=notes,
                               has_launches=r.has_launches, regex_unmatched=r.regex_unmatched,
                               idle_labels=tabs.get("idle_labels"), shown=tabs.get("shown"), detail=tabs.get("detail"),
-                              gap_detail=tabs.get("gap_detail"),
+                              gap_detail=tabs.get("gap_detail"), integrity=tabs.get("integrity"),
                               inside=inside, **{n: tabs[n] for n in _NEEDED if n not in _OPTIONAL}))
     return got.meta, out
 

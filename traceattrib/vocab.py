@@ -247,6 +247,25 @@ class IdleFile(Struct, frozen=True, forbid_unknown_fields=True):
     sample_skip_modules: tuple[str, ...]
 
 
+# --- rules/integrity.toml (integrity.py) -----------------------------------------------------------
+
+class IntegrityFile(Struct, frozen=True, forbid_unknown_fields=True):
+    """rules/integrity.toml: the limits a trace must keep to be trusted, regexes over API call
+    names and the profiler's messages."""
+
+    version: int
+    overlap_slack_ns: int
+    duration_max_s: float
+    duration_ratio_max: float
+    duration_min_calls: int
+    launch_calls: str
+    capture_begin: str
+    capture_end: str
+    drop_messages: str
+    drop_unsure: str
+    clock_residual_max_us: float
+
+
 # --- rules/steps.toml (steps/vocab.py) ----------------------------------------------------------
 # (unknown keys are let through: steps/ may read keys this format does not name yet)
 

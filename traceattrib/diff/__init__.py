@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # (the package imports this module: it must not pull in numpy
     from ..analysis import Report
     from .bootstrap import Sample, Stats
 
-__all__ = ["Diff", "diff", "evaluate_gate", "GATE_PARTS"]
+__all__ = ["Diff", "diff", "evaluate_gate", "gate_refused", "GATE_PARTS"]
 
 EXTRA_PARTS = ("overlap", "idle")
 GATE_PARTS = ("median", "p90")  # besides buckets and idle (their mean exposed time per step)
@@ -59,12 +59,14 @@ GATE_PARTS = ("median", "p90")  # besides buckets and idle (their mean exposed t
 
 def diff(before: Report | Sequence[Report], after: Report | Sequence[Report],
          fail_if_slower: Sequence[tuple[str, float]] = (), allow_mismatch: bool = False,
-         resamples: int = RESAMPLES, seed: int = SEED, min_steps: int = MIN_STEPS) -> Diff:
+         resamples: int = RESAMPLES, seed: int = SEED, min_steps: int = MIN_STEPS,
+         allow_untrusted: bool = False) -> Diff:
     """Compare the runs before with the runs after (a report, or several: one per run).
 
     fail_if_slower: (part, percent) limits of the gate (part: median, p90, a bucket or idle);
     allow_mismatch: compare even when a check makes the comparison meaningless (`refused` stays
-    False; the checks are still listed)."""
+    False; the checks are still listed); allow_untrusted: let the gate decide on runs whose trace
+    failed an integrity check (the gate lists them either way: `Gate.untrusted`)."""
     from .. import idle
     from ..report import KINDS
     from . import checks as ck
@@ -90,18 +92,32 @@ def diff(before: Report | Sequence[Report], after: Report | Sequence[Report],
                                after=[str(sa.units if sa else 0)]))
             continue
         kinds[kind] = _kind(sb, sa, cols, buckets, causes, (seed, i), resamples, min_steps, modules, layers)
-    return Diff(before=[_run(r) for r in bef], after=[_run(r) for r in aft],
+    runs_b, runs_a = [_run(r) for r in bef], [_run(r) for r in aft]
+    gate = None
+    if fail_if_slower:
+        gate = evaluate_gate(kinds, fail_if_slower, [str(r.path) for r in runs_b + runs_a if r.untrusted],
+                             allow_untrusted)
+    return Diff(before=runs_b, after=runs_a,
                 method=Method(confidence=CONFIDENCE, resamples=resamples, seed=seed, min_steps=min_steps),
                 refused=any(c.severity == REFUSE for c in found) and not allow_mismatch, checks=found,
-                kinds=kinds, gate=evaluate_gate(kinds, fail_if_slower) if fail_if_slower else None)
+                kinds=kinds, gate=gate)
+
+
+def gate_refused(d: Diff) -> bool:
+    """The gate was asked for, a run's trace failed an integrity check and --allow-untrusted was not
+    given: the gate neither trips nor passes."""
+    return d.gate is not None and bool(d.gate.untrusted) and not d.gate.allow_untrusted
 
 
 def _run(rep: Report) -> RunInfo:
     m = rep.meta
     ranks = m.get("ranks") or []
+    integ = rep.summary.integrity
+    failed = [c.check for c in integ.checks if c.status == "failed"] if integ is not None else []
     return RunInfo(path=m.get("path"), format=m.get("format"), profiler=m.get("profiler"),
                    profiler_version=m.get("profiler_version"), gpus=m.get("gpus"), ranks=max(len(ranks), 1),
-                   evidence=rep.evidence)
+                   evidence=rep.evidence, untrusted=failed,
+                   affected_steps=len(integ.affected_steps) if integ is not None else 0)
 
 
 def _inside_parts(reps: list[Report], kind: str) -> tuple[list[str], list[int]]:
@@ -275,9 +291,11 @@ def _spread(s: Sample, rng: np.random.Generator, resamples: int, min_steps: int)
                   between_runs=between, within_run=within, dominant=dominant)
 
 
-def evaluate_gate(kinds: dict[str, KindDiff], limits: Sequence[tuple[str, float]]) -> Gate:
+def evaluate_gate(kinds: dict[str, KindDiff], limits: Sequence[tuple[str, float]], untrusted: Sequence[str] = (),
+                  allow_untrusted: bool = False) -> Gate:
     """--fail-if-slower: each (part, percent) limit on each kind; a check trips only when the
-    whole 95% interval of the relative change is above the limit."""
+    whole 95% interval of the relative change is above the limit. untrusted: the runs whose trace
+    failed an integrity check (the gate then decides only with allow_untrusted)."""
     out = []
     for kind, k in kinds.items():
         for part, pct in limits:
@@ -295,5 +313,6 @@ def evaluate_gate(kinds: dict[str, KindDiff], limits: Sequence[tuple[str, float]
     tripped = [c for c in out if c.outcome == TRIPPED]
     pool = tripped or [c for c in out if c.outcome == WITHIN]
     decisive = max(pool, key=lambda c: c.ci[0] - c.threshold) if pool else (out[0] if out else None)
-    return Gate(tripped=bool(tripped), decisive=decisive, checks=out)
+    return Gate(tripped=bool(tripped), decisive=decisive, checks=out, untrusted=list(untrusted),
+                allow_untrusted=allow_untrusted)
 

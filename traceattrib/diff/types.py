@@ -125,6 +125,10 @@ class Gate(Struct):
     tripped: bool
     decisive: GateCheck | None
     checks: list[GateCheck]
+    # runs whose trace failed an integrity check: the gate neither trips nor passes on them
+    # (`traceattrib diff` exits 2) unless --allow-untrusted was given
+    untrusted: list[str] = []
+    allow_untrusted: bool = False
 
     # the deciding check's figures, as the JSON puts them (None without a check)
     kind = property(lambda self: self._of("kind"))
@@ -148,6 +152,8 @@ class RunInfo(Struct):
     gpus: list[str] | None
     ranks: int
     evidence: str
+    untrusted: list[str] = []  # the integrity checks its trace failed (report summary.integrity); [] none
+    affected_steps: int = 0  # steps those checks touch
 
 
 class Method(Struct):

@@ -40,10 +40,19 @@ def detect(path: str) -> str:
 
 
 def rank_files(directory: str) -> list[str]:
+    """The torch.profiler traces of a directory of per-rank files, in name order. A file there that
+    is not one (an Nsight Systems export named *.json, say) is a TraceError: ranks read from one
+    clock and from per-file clocks cannot be merged."""
     files = sorted(os.path.join(directory, f) for f in os.listdir(directory)
                    if f.endswith(TORCH_SUFFIXES) and os.path.isfile(os.path.join(directory, f)))
     if not files:
         raise TraceError(f"{directory}: directory holds no torch.profiler traces (*.json, *.json.gz)")
+    for f in files:
+        fmt = detect(f)
+        if fmt != "torch":
+            what = "an Nsight Systems report" if fmt == "nsys-rep" else "an Nsight Systems export"
+            raise TraceError(f"{f}: {what}, not a torch.profiler trace; a directory of rank files holds "
+                             "torch.profiler traces only (give an Nsight Systems file on its own)")
     return files
 
 
@@ -121,7 +130,31 @@ def merge_meta(metas: list[dict], directory: str, files: list[str]) -> dict:
     else:
         meta.pop("cache_warnings", None)
     meta.pop("rank", None)
+    # each rank's evidence of lost records stays its own (analysis.split_ranks hands it back to the
+    # rank); the merged one counts every rank's, for a trace analysed whole
+    by_rank = {str(r): m.get("integrity") or {} for r, m in zip(ranks, metas)}
+    meta["integrity_by_rank"] = by_rank
+    meta["integrity"] = merge_integrity(list(by_rank.values()))
     return meta
+
+
+def merge_integrity(parts: list[dict]) -> dict:
+    """The readers' integrity evidence (meta["integrity"]) of several files as one: rows dropped,
+    repaired durations and overhead events summed, messages and unreadable tables listed once."""
+    out: dict = {"dropped_rows": {}, "negative_durations": 0, "overhead": {}, "profiler_messages": []}
+    for p in parts:
+        for k, v in (p.get("dropped_rows") or {}).items():
+            out["dropped_rows"][k] = out["dropped_rows"].get(k, 0) + int(v)
+        out["negative_durations"] += int(p.get("negative_durations") or 0)
+        for k, v in (p.get("overhead") or {}).items():
+            o = out["overhead"].setdefault(k, {"count": 0, "ns": 0})
+            o["count"] += int((v or {}).get("count", 0))
+            o["ns"] += int((v or {}).get("ns", 0))
+        for key in ("profiler_messages", "unreadable"):
+            for m in p.get(key) or []:
+                if m not in out.setdefault(key, []):
+                    out[key].append(m)
+    return out
 
 
 def merge_ranks(traces: list[Trace], directory: str, files: list[str]) -> Trace:

@@ -78,6 +78,7 @@ class _Reader:
         self.started = started
         self.path = src.path
         self.warnings: list[str] = []
+        self.dropped: dict[str, int] = {}  # table -> rows dropped as unplaceable (integrity.py reads it)
         self._strings: tuple[np.ndarray, pa.Array] | None = None
 
     # -- validation -----------------------------------------------------------------------------
@@ -91,6 +92,7 @@ class _Reader:
         bad, counts = bad_rows(c, required)
         if not counts[0]:
             return None
+        self.dropped[table] = self.dropped.get(table, 0) + counts[0]
         self.warnings.append(self.drop_warning(table, c.n, counts, required, among))
         return ~bad
 
@@ -274,6 +276,10 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
             cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
                 else samples
         meta = _meta(r, kernels)
+        messages, unreadable = _diagnostics(src)
+        meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": messages}
+        if unreadable:
+            meta["integrity"]["unreadable"] = unreadable
         nccl = reading_nccl.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -628,6 +634,33 @@ def meta_of(r: _Reader, devices: list[int] | None) -> dict:
     meta["devices"] = used
     meta["gpus"] = [gpus.get(d, f"device {d}") for d in used]
     return meta
+
+
+DIAGNOSTIC_TABLE = "DIAGNOSTIC_EVENT"
+DIAGNOSTIC_KEEP = 20  # distinct warning/error messages kept in the meta, each cut to 300 characters
+
+
+def _diagnostics(src: SqliteSource) -> tuple[list[str], list[str]]:
+    """(the profiler's own warning and error messages (DIAGNOSTIC_EVENT severity 2-3), distinct, in
+    time order: where nsys says it lost records; why they could not be read, [] when they could).
+    A damaged table is not a reason to refuse the file, but neither is it evidence that nothing
+    was lost: the drops check fails on it (integrity.py)."""
+    t = DIAGNOSTIC_TABLE
+    if not src.has(t) or not {"severity", "text"} <= set(src.columns(t)):
+        return [], []
+    order = ' order by "timestamp"' if "timestamp" in src.columns(t) else ""
+    try:
+        rows = src.rows(f'select "text" from "{t}" where "severity" in (2, 3){order} limit 10000', t)
+    except TraceError as e:
+        return [], [f"{t} cannot be read ({str(e).rsplit('(', 1)[-1].rstrip(')')})"]
+    out = []
+    for (v,) in rows:
+        text = _str(v)
+        if text and text not in out:
+            out.append(" ".join(text.split())[:300])
+        if len(out) >= DIAGNOSTIC_KEEP:
+            break
+    return out, []
 
 
 def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:

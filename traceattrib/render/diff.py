@@ -228,8 +228,23 @@ def refusal(d: Diff) -> str:
     return f"the captures differ, a comparison would be meaningless: {why} (--allow-mismatch compares anyway)"
 
 
+def untrusted_line(d: Diff) -> str:
+    """The one line `traceattrib diff` stops with when the gate would decide on untrustworthy traces."""
+    runs = [r for r in d.before + d.after if r.untrusted]
+    why = "; ".join(f"{os.path.basename(str(r.path or '?').rstrip('/'))}: {', '.join(r.untrusted)} "
+                    f"({r.affected_steps} step(s) affected)" for r in runs)
+    return (f"the gate will not decide on traces that failed integrity checks: {why} (see `traceattrib report`'s "
+            "trust line; --allow-untrusted gates anyway)")
+
+
+def trust_lines(d: Diff) -> list[str]:
+    """A line per run whose trace failed an integrity check."""
+    return [f"untrusted: {os.path.basename(str(r.path or '?').rstrip('/'))} failed {', '.join(r.untrusted)} "
+            f"({r.affected_steps} step(s) affected)" for r in d.before + d.after if r.untrusted]
+
+
 def check_lines(d: Diff) -> list[str]:
-    out = []
+    out = trust_lines(d)
     for c in d.checks:
         tag = "compared anyway (--allow-mismatch)" if c.severity == REFUSE else "may be the point of the change"
         out.append(f"differs, {tag}: {check_line(c)}")

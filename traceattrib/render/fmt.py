@@ -123,6 +123,38 @@ def kind_from(r) -> str:
     return f"{first} (not: {against})" if against else first
 
 
+CHECK_LABEL = {"stream_overlap": "stream order", "durations": "durations", "drops": "drops",
+               "unlaunched": "launch calls", "lost_ops": "lost ops", "clocks": "clocks"}
+
+
+def check_failure(c) -> str:
+    """What a failed integrity check (a report.IntegrityCheck) found, in a few words."""
+    n, of = f"{c.count:,}", f"{c.checked:,}"
+    return {
+        "stream_overlap": f"{n} of {of} GPU ops start before the op before them on their stream ended",
+        "durations": f"{n} of {of} GPU ops have an impossible duration",
+        "drops": f"{n} sign(s) of lost records" + (f" ({c.detail[0]})" if c.detail else ""),
+        "unlaunched": f"{n} of {of} GPU ops in steps have no launch call",
+        "lost_ops": f"{n} of {of} launch calls ran no GPU op",
+        "clocks": (c.detail[0] if c.detail and not c.count else
+                   f"{n} of {of} collectives end apart across ranks after alignment"),
+    }.get(c.check, f"{n} of {of}")
+
+
+def trust_line(integ) -> str:
+    """'trust: ...': what was checked, what failed and how many steps it affects (report.Integrity)."""
+    if integ is None:
+        return "trust: not checked"
+    ran = [c for c in integ.checks if c.status != "skipped"]
+    failed = [c for c in ran if c.status == "failed"]
+    na = "".join(f"; {CHECK_LABEL.get(c.check, c.check)} n/a" for c in integ.checks if c.status == "skipped")
+    if not failed:
+        return f"trust: {len(ran)} checks passed ({', '.join(CHECK_LABEL.get(c.check, c.check) for c in ran)}{na})"
+    what = "; ".join(f"{CHECK_LABEL.get(c.check, c.check)}: {check_failure(c)}" for c in failed)
+    return (f"trust: {len(failed)} of {len(ran)} checks FAILED ({what}); "
+            f"{len(integ.affected_steps)} of {integ.steps} steps affected")
+
+
 def sol_line(kind: str, d) -> str:
     """The speed-of-light sentence of one step kind (a report.SolSummary)."""
     if d is None or d.source == "unknown" or d.bytes_per_step is None:

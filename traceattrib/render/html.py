@@ -23,7 +23,7 @@ from ..analysis import Report
 from ..report import KINDS
 from . import comm as rcomm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line
+from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trust_line
 from .jsonout import summary_dict
 from .notes import texts
 from .safe import clean_report
@@ -221,7 +221,8 @@ def view(rep: Report) -> dict[str, Any]:
     rep = clean_report(rep)
     s = rep.summary
     return {
-        "version": __version__, "title": trace_line(rep.meta), "steps_line": steps_line(rep),
+        "version": __version__, "title": trace_line(rep.meta), "trust_line": trust_line(s.integrity),
+        "steps_line": steps_line(rep),
         "kind": s.kind, "buckets": list(rep.buckets), "causes": list(idle.CAUSES), "idle_words": IDLE_WORDS,
         "findings": [{"what": what(f), "bound": bound(f.bound), "evidence": evidence(f)} for f in s.findings],
         "ceiling": ({"what": what(s.ceiling), "bound": bound(s.ceiling.bound), "evidence": evidence(s.ceiling)}

@@ -129,6 +129,7 @@ class Step(Struct):
     layers: int | None
     warmup: bool
     outlier: bool
+    integrity: list[str]  # the integrity checks that failed on this step (summary.integrity), [] none
     start_ns: int
     end_ns: int
     span_ns: int
@@ -196,6 +197,7 @@ def _steps(rep: Report) -> list[dict[str, Any]]:
             "kind_evidence": str(r.get("kind_evidence", "")), "kind_against": str(r.get("kind_against", "")),
             "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
             "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
+            "integrity": [x for x in str(r.get("integrity") or "").split(",") if x],
             "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
             "outside_range_ns": _known(r.get("outside_ns")),
             "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
@@ -308,4 +310,6 @@ def render_csv(rep: Report) -> str:
     cols += [c for c in ("tokens",) + STEP_COLUMNS if c in rep.steps.columns and c not in cols]
     if idle.has_causes(rep.steps):
         cols += list(idle.CAUSE_COLUMNS) + [idle.QUEUED_COLUMN]
+    if "integrity" in rep.steps.columns:  # the failed integrity checks of the step, comma-joined
+        cols.append("integrity")
     return rep.steps[cols].to_csv(index=False)

@@ -6,12 +6,12 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, kind_from, ms, pct, sol_line, steps_line, trace_line
+from .fmt import bound, dur, kind_from, ms, pct, sol_line, steps_line, trace_line, trust_line
 from .notes import texts
 
 
 def render(rep: Report, per_step: bool = False) -> str:
-    out = [f"**traceattrib** · `{trace_line(rep.meta)}`", ""]
+    out = [f"**traceattrib** · `{trace_line(rep.meta)}`", "", trust_line(rep.summary.integrity), ""]
     line = steps_line(rep)
     out.append("S" + line[1:] + ".")
     out += fix_first(rep)

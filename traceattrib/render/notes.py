@@ -161,6 +161,26 @@ TEXT: dict[str, Words] = {
                                "host-memory (SHM) path cannot be seen in a trace: pass --link NAME|GBPS if that is not the path"),
     "comm.link_given": lambda c, a: f"link: {a[0]}, {a[1]:g} GB/s per direction (--link)",
     "comm.link_unknown": lambda c, a: "link: unknown for these GPUs; pass --link NAME|GBPS to compare bandwidths with a peak",
+    # integrity (counts: records that failed, records looked at, steps affected; args: ranks, what was said)
+    "integrity.stream_overlap": lambda c, a: _integrity(
+        c, a, "GPU op(s) start before the op before them on their stream ended (beyond the profiler's timestamp "
+        "noise): records were lost or misordered, so busy and idle time on those streams are not what ran"),
+    "integrity.durations": lambda c, a: _integrity(
+        c, a, "GPU op(s) have a zero, negative or impossible duration (longer than any real op, or orders of "
+        "magnitude longer than other calls of the same kernel): the profiler's timestamps are wrong there"),
+    "integrity.drops": lambda c, a: _integrity(
+        c, a, "sign(s) that records were lost (rows the reader dropped, the profiler's messages that it lost "
+        "records, its message table unreadable); where in the trace cannot be told, so every step of the rank is "
+        "affected (a larger profiler buffer, or a shorter capture, avoids it)"),
+    "integrity.unlaunched": lambda c, a: _integrity(
+        c, a, "GPU op(s) inside steps have no launch call in the trace: API records were lost, so launch and idle "
+        "causes of those steps are not known"),
+    "integrity.lost_ops": lambda c, a: _integrity(
+        c, a, "kernel or graph launch call(s) within the steps ran no GPU op in the trace: GPU records were lost, "
+        "so those steps miss GPU time"),
+    "integrity.clocks": lambda c, a: _integrity(
+        c, a, "collective call(s) cannot be lined up across ranks on one timeline (the ranks' clocks drift, or "
+        "no collective matched): wait, transfer and job figures of those steps are not reliable"),
     "clocks.one": lambda c, a: "one capture, one clock",
     "clocks.aligned": lambda c, a: "aligned on matched collective end times",
     "clocks.own": lambda c, a: "each file's own clock (no collectives matched across ranks to align them)",
@@ -169,6 +189,14 @@ TEXT: dict[str, Words] = {
     "fit.negative": lambda c, a: "least squares gave a negative term: bytes taken at the link's peak",
     "fit.no_link": lambda c, a: "no link known: bandwidth only",
 }
+
+
+def _integrity(c: tuple[int, ...], a: tuple, what: str) -> str:
+    """An integrity note: how many of how many, what it means, the steps affected, what was said."""
+    ranks, said = a[0], a[1]
+    where = f" on rank(s) {rank_list(ranks)}" if len(ranks) > 0 else ""
+    quoted = "; the profiler or reader said: " + " | ".join(f"'{x}'" for x in said) if said else ""
+    return (f"trace integrity: {c[0]:,} of {c[1]:,} {what}{where}; {c[2]} step(s) affected{quoted}")
 
 
 def text(n: Note) -> str:

@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc
+from .fmt import bound, dur, ms, pct, rank_list, sol_line, steps_line, trace_line, trunc, trust_line
 from .notes import texts
 
 WIDTH = 100
@@ -17,6 +17,7 @@ def render(rep: Report, per_step: bool = False, top: int = 3) -> str:
     out: list[str] = []
     w = out.append
     w(trunc(f"traceattrib report · {trace_line(rep.meta)}", WIDTH))
+    out.extend(_wrap(trust_line(rep.summary.integrity), WIDTH, "  "))
     out.extend(_wrap(steps_line(rep), WIDTH, "  "))
     out.extend(fix_first(rep))
     for kind in KINDS:  # with 2+ ranks the job comes first (render/comm.py)

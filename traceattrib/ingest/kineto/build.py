@@ -25,6 +25,7 @@ from ...model import (
 )
 from .link import _op_evidence
 from .names import _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
+from .validate import profiler_messages
 
 
 @lru_cache(maxsize=1)
@@ -114,7 +115,9 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
         "bytes": mbytes, "device": dev[mpos], "stream": stream[mpos], "correlation": ev.corr[mi],
         "pid": launch_pid[mpos], "op": _take(op_chain, mpos), "rank": ev.rank}), MEMOP_COLUMNS)
     return Trace(kernels=kern, memops=mem, launches=launches, ranges=rng, graphs=empty(GRAPH_COLUMNS),
-                 cpu_ops=cpu_ops, meta=_meta(header, dist, used, ev.rank, c.get("warnings", [])))
+                 cpu_ops=cpu_ops, meta=_meta(header, dist, used, ev.rank, c.get("warnings", []),
+                           {**c.get("integrity", {}), "overhead": _overhead(ev, _is(catv, "overhead")),
+                            "profiler_messages": profiler_messages(header)}))
 
 
 def _flow_correlation(ev: _Events, gpu: np.ndarray, fl: dict) -> None:
@@ -180,7 +183,7 @@ def _launch_of_gpu_ops(ev: _Events, li: np.ndarray, gi: np.ndarray, is_op: np.nd
     return launch_pid, via_graph
 
 
-def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list) -> dict:
+def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list, integrity: dict) -> dict:
     props = header.get("deviceProperties") or []
     names = {int(p.get("id", i)): p.get("name", "") for i, p in enumerate(props)}
     meta = {
@@ -190,10 +193,26 @@ def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list) 
         "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
         "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
         "notes": list(warnings),
+        "integrity": integrity,
     }
     if warnings:
         meta["warnings"] = list(warnings)
     return meta
+
+
+def _overhead(ev: _Events, rows: np.ndarray) -> dict:
+    """The profiler's overhead events: count and time per name (integrity.py reads them)."""
+    if not rows.any():
+        return {}
+    names = ev.names
+    codes = np.asarray(names.codes)[rows]
+    dur = (ev.end - ev.start)[rows]
+    out = {}
+    for code in np.unique(codes):
+        m = codes == code
+        name = str(names.categories[code]) if code >= 0 else ""
+        out[name] = {"count": int(m.sum()), "ns": int(dur[m].sum())}
+    return out
 
 
 def _op_like(names: pd.Categorical) -> np.ndarray:

@@ -12,7 +12,11 @@ RANGE_CATS = {"user_annotation", "gpu_user_annotation"}
 
 OP_CATS = {"cpu_op", "python_function"}
 
-KEEP_CATS = GPU_CATS | LAUNCH_CATS | RANGE_CATS | OP_CATS
+# the profiler's own overhead (CUPTI buffer requests, a full command buffer): kept only to be
+# counted in the meta (integrity.py), never in a table
+OVERHEAD_CATS = {"overhead"}
+
+KEEP_CATS = GPU_CATS | LAUNCH_CATS | RANGE_CATS | OP_CATS | OVERHEAD_CATS
 
 # ts values that are not times: never a real ns value (both far below -2**62)
 TS_MISSING = np.iinfo(np.int64).min

@@ -33,6 +33,9 @@ def validate(path: str, c: dict) -> dict:
                         f"({', '.join(why)}; first is traceEvents[{first}])")
         c = _take_rows(c, ~drop)
     neg = c["dur"] < 0
+    # what integrity.py reads: events lost here and durations repaired
+    c["integrity"] = {"dropped_rows": {"traceEvents": int(drop.sum())} if drop.any() else {},
+                      "negative_durations": int(neg.sum())}
     if neg.any():
         warnings.append(f"{int(neg.sum()):,} events have a negative dur, taken as 0 "
                         f"(first is traceEvents[{int(c['idx'][np.flatnonzero(neg)[0]])}])")
@@ -59,7 +62,7 @@ def _in_range(path: str, c: dict, field: str, v: np.ndarray, rows: np.ndarray, l
 def _take_rows(c: dict, keep: np.ndarray) -> dict:
     out = {}
     for k, v in c.items():
-        if k in ("flows", "warnings"):
+        if k in ("flows", "warnings", "integrity"):
             out[k] = v
         elif isinstance(v, list):
             out[k] = [a[keep] for a in v]
@@ -82,6 +85,26 @@ def check_header(h, warnings: list) -> dict:
     if dist is not None:
         h["distributedInfo"] = _distributed(dist, warnings)
     return h
+
+
+MESSAGE_KEYS = ("WARNING", "ERROR")  # Kineto's own log lines, written as top-level lists
+MESSAGES_KEEP = 20  # distinct messages kept, each cut to 300 characters
+
+
+def profiler_messages(h: dict) -> list[str]:
+    """Kineto's warning and error log lines (top-level `WARNING` / `ERROR` lists), distinct, in
+    order: where the profiler says it dropped records. Entries that are not text are skipped: this
+    is evidence about the capture, never a reason to refuse the file."""
+    out: list[str] = []
+    for key in MESSAGE_KEYS:
+        v = h.get(key)
+        for m in v if isinstance(v, list) else []:
+            text = " ".join(m.split())[:300] if isinstance(m, str) else ""
+            if text and text not in out:
+                out.append(text)
+            if len(out) >= MESSAGES_KEEP:
+                return out
+    return out
 
 
 def _devices(props, warnings: list) -> list:

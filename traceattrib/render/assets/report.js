@@ -31,6 +31,7 @@
   // --- header: what the trace is and how far to trust it -------------------------------------------
   var head = document.getElementById("head");
   head.appendChild(el("h1", "traceattrib report · " + V.title));
+  head.appendChild(el("p", V.trust_line));
   head.appendChild(el("p", V.steps_line));
   V.capture.forEach(function (c) { head.appendChild(el("p", c)); });
   V.warnings.forEach(function (w) { head.appendChild(el("p", "warning: " + w, "warn")); });

@@ -1,0 +1,118 @@
+"""One test per bucket rule added for names from traces this project never saw (CuTe-DSL kernels,
+FBGEMM, cuDNN/MIOpen/ATen convolutions, names still mangled), each with the near misses it must
+leave alone. Names are as real profiler tables print them (cut where the table cut them)."""
+from __future__ import annotations
+
+import pytest
+
+from traceattrib.classify import explain, load_rules
+
+from conftest import needs_demangler
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return load_rules()
+
+
+def one(rules, name: str) -> tuple[str, str]:
+    r = explain([name], rules)
+    return r["bucket"].iloc[0], r["rule"].iloc[0]
+
+
+CASES = [
+    # CuTe-DSL collectives: the role is a word run together with others before `_object_at_`
+    ("kernel_cutlass_kernel_b12xcommroce_oneshot_cute_RoceOneshotLaunch_object_at__ptri32gmemalign16_",
+     "communication", "cute-dsl-communication"),
+    ("kernel_cutlass_kernel_b12xcommroce_allgather_cute_RoceAllGatherLaunch_object_at__ptri32gmemalig",
+     "communication", "custom-allreduce"),
+    # CuTe-DSL GEMMs named by their precision and codebook, and the MoE output sum beside them
+    ("kernel_cutlass_kernel_b12xmoe_sharedkernelsw4a16mixed_trellisW4A16MixedTrellisKernel_object_at_",
+     "linear", "cute-dsl-linear"),
+    ("kernel_cutlass_kernel_b12xmoe_sharedkernelsw4a16kernelW4A16TopKSumKernel_object_at__tensorptrf1",
+     "elementwise", "cute-dsl-moe-sum"),
+    ("kernel_cutlass_kernel___main__HopperWgmmaGemmKernel_object_at__CopyAtom_ThrID10_TVLayoutSrc1819201_TVL_0",
+     "linear", "gemm"),
+    # a CuTe-DSL attention kernel whose arguments name a TiledMMA: attention, not a GEMM
+    ("kernel_cutlass_kernel___main__BlackwellFusedMultiHeadAttentionForward_object_at__TiledMMA_ThrLayoutVMNK1"
+     "1110000_PermutationMNK____MMAAtom_ThrID10_ShapeMNK12812816_TVLayoutA1128161281128_T_0",
+     "attention", "attention"),
+    # FBGEMM: a library name, not GEMM evidence; its conversions are cast, its GEMMs linear
+    ("void fbgemm_gpu::_float_to_fused8bitrowwise_cuda_kernel<float>(float const*, int, int, unsigned char*)",
+     "cast", "quantize"),
+    ("void fbgemm_gpu::_fused8bitrowwise_to_float_cuda_kernel<float>(unsigned char const*, int, int, float*)",
+     "cast", "quantize"),
+    ("void fbgemm_gpu::_FP8rowwise_to_float_cuda_kernel<float>(unsigned char const*, int, int, float*, bool)",
+     "cast", "quantize"),
+    ("void fbgemm_gpu::_float_to_hfp8_cuda_kernel(float const*, int, int, unsigned char*, int, int, float)",
+     "cast", "quantize"),
+    ("void fbgemm_gpu::jagged_dense_elementwise_dense_output_kernel_<false, 1, 1, float>(...)",
+     "elementwise", "torch-elementwise"),
+    ("void fbgemm_gpu::f8f8bf16_rowwise_impl_kernel<128, 128>(...)", "linear", "fbgemm-gemm"),
+    # convolutions of cuDNN, MIOpen and ATen that name no GEMM
+    ("void cudnn::detail::implicit_convolve_dgemm<float, 1024, 5, 5, 3, 3, 3, 1, false, true, true>(...)",
+     "linear", "gemm"),
+    ("void convolve_common_engine_float_NHWC<float, float, 512, 6, 7, 3, 3, 5, false, false>(...)",
+     "linear", "convolution"),
+    ("void fft2d_r2c_32x32<float, false, 1u, false>(float2*, float const*, int, int, int, int, int, int)",
+     "linear", "convolution"),
+    ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<3, float, int>(...)",
+     "linear", "convolution"),
+    ("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1", "linear", "convolution"),
+    # TensorFlow's Eigen expression kernels and bias helpers; a plain activation kernel
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<"
+     "Eigen::Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+     "scalar_sum_op<float const, float const>, ...> const> const, Eigen::GpuDevice>, long>(...)",
+     "elementwise", "eigen-tensorflow"),
+    ("void tensorflow::BiasNCHWKernel<float>(int, float const*, float const*, float*, int, int)",
+     "elementwise", "eigen-tensorflow"),
+    ("void sglang::act_kernel<__nv_bfloat16, (sglang::ActivationKind)3, true>", "elementwise", "activation"),
+    # near misses the convolution words must leave alone
+    ("void causal_conv1d_fwd_kernel<Causal_conv1d_fwd_kernel_traits<128, 4, true, true, __nv_bfloat16>>(...)",
+     "other", "ssm"),
+    ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda, "
+     "at::native::memory::LoadWithoutCast, at::native::memory::StoreWithoutCast>(int)", "elementwise",
+     "torch-elementwise"),
+]
+
+
+@pytest.mark.parametrize("name, bucket, rule", CASES, ids=[c[2] + ":" + c[0][:40] for c in CASES])
+def test_rule(rules, name, bucket, rule):
+    assert one(rules, name) == (bucket, rule)
+
+
+def test_without_cast_is_not_a_cast(rules):
+    """'cast' inside 'WithoutCast' is not a dtype conversion (a name the demangler could not read
+    keeps its whole mangled text as the base name)."""
+    assert one(rules, "_ZN2at6native27unrolled_elementwise_kernelIZN2at6LoadWithoutCastE")[0] != "cast"
+
+
+@needs_demangler
+def test_mangled_names_are_read_demangled(rules):
+    """Real mangled names (Nsight Systems mangledName strings and ROCm torch.profiler traces of the
+    shared public traces): each gets the bucket of its demangled form."""
+    cases = [
+        ("_ZN2at6native29vectorized_elementwise_kernelILi8EZNS0_25bfloat16_copy_kernel_cudaERNS_18TensorIterat"
+         "orBaseEEUlfE_St5arrayIPcLm2EEEEviT0_T1_", "cast"),
+        ("_ZN2at6native24vectorized_gather_kernelILi16ElEEvPcS2_PT0_illllb", "elementwise"),
+        ("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib",
+         "norm"),
+        ("_ZN7cutlass6KernelINS_4gemm6kernel4GemmINS1_11threadblock12MmaPipelinedINS1_9GemmShapeILi128ELi128EL"
+         "i32EEENS_9transform11threadblock22PredicatedTileIteratorINS_11MatrixShapeILi128ELi32EEEfNS_6layout8R"
+         "owMajorELi1ENS8_29PitchLinearWarpRakedThreadMapINS_16PitchLinearShapeILi32ELi128EEELi128ENSG_ILi4ELi"
+         "8EEELi8EEELi4ELb0ENSD_9NoPermuteEEENS9_19RegularTileIteratorISC_NS_6half_tENSD_37RowMajorTensorOpMul"
+         "tiplicandCrosswiseILi16ELi32EEELi0ESJ_Li16EEENSA_INSB_ILi32ELi128EEEfSE_Li0ENSF_INSG_ILi128ELi32EEEL"
+         "i128ENSG_ILi8ELi4EEELi8EEELi4ELb0ESK_EENSM_ISR_SN_NSD_37RowMajorTensorOpMultiplicandCongruousILi16EL"
+         "i64EEELi0ESU_Li16EEEfSE_NS4_9MmaPolicyINS1_4warp11MmaTensorOpINS6_ILi64ELi64ELi32EEESN_SP_SN_SX_fSE_"
+         "NS10_17MmaTensorOpPolicyINS_4arch3MmaINS6_ILi16ELi8ELi8EEELi32ESN_SE_SN_NSD_11ColumnMajorEfSE_NS14_1"
+         "3OpMultiplyAddEEENSB_ILi1ELi1EEEEELi1ELb0EbEENSB_ILi0ELi0EEES1D_Li1EEENS_21NumericArrayConverterISN_"
+         "fLi32ELNS_15FloatRoundStyleE2ENS8_6thread14UnaryTransform8IdentityEEES1K_bEENS_8epilogue11threadbloc"
+         "k8EpilogueIS7_S1C_Li1ENS1N_22PredicatedTileIteratorINS1N_26OutputTileOptimalThreadMapINS1N_15OutputT"
+         "ileShapeILi128ELi8ELi2ELi1ELi1EEENS1R_ILi1ELi8ELi1ELi1ELi8EEELi128ELi4ELi32EEEfLb0ESK_Lb0EEENS1M_4wa"
+         "rp24FragmentIteratorTensorOpIS12_S16_fNS_5ArrayIfLi4ELb1EEESE_EENS1W_20TileIteratorTensorOpIS12_S16_"
+         "fSE_EENS1N_18SharedLoadIteratorINS1U_18CompactedThreadMapEfLi16EEENS1M_6thread24LinearCombinationGen"
+         "ericINS26_9HardSwishEfLi4EffLNS26_9ScaleType4KindE1ELS1G_2ELb0EEENSB_ILi0ELi8EEELi2ELi1EEENS4_30Gemm"
+         "IdentityThreadblockSwizzleILi1EEELb0EEEEEvNT_6ParamsE", "linear"),
+    ]
+    got = explain([n for n, _ in cases], rules)["bucket"].tolist()
+    assert got == [b for _, b in cases]
