@@ -1,12 +1,11 @@
 """Time and peak memory of whole `traceattrib report` commands as the input grows.
 
     python bench/make_inputs.py --out DIR_1M --kernels 1000000 --only sqlite    (and 4M, 16M, ...)
-    python bench/bench_scale.py DIR_1M/big_nsys.sqlite DIR_4M/big_nsys.sqlite ... [--pieces] [--runs 1]
+    python bench/bench_scale.py DIR_1M/big_nsys.sqlite DIR_4M/big_nsys.sqlite ... [--runs 1]
 
 Each report runs in a fresh process (`--no-cache --format json`); its wall time and peak RSS
 (os.wait4's ru_maxrss: the process's largest resident set) are printed as a Markdown table, with
-the kernel rows of each input and the peak per kernel. With --pieces each input is also reported
-with `report --pieces`, and the two JSON outputs are compared byte for byte.
+the kernel rows of each input and the peak per kernel.
 """
 from __future__ import annotations
 
@@ -44,29 +43,21 @@ def kernels(path: str) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("inputs", nargs="+")
-    ap.add_argument("--pieces", action="store_true", help="also run `report --pieces` and compare")
     ap.add_argument("--runs", type=int, default=1)
     a = ap.parse_args()
-    print("| input | kernels | mode | report time | peak RSS | peak per kernel | same JSON |")
-    print("|---|---:|---|---:|---:|---:|---|")
+    print("| input | kernels | report time | peak RSS | peak per kernel |")
+    print("|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for path in a.inputs:
             n = kernels(path)
             size = os.path.getsize(path) / 2 ** 30
-            ref = None
-            for mode in (["in memory", "--pieces"] if a.pieces else ["in memory"]):
-                out = os.path.join(tmp, f"{mode}.json")
-                opts = [path] + (["--pieces"] if mode == "--pieces" else [])
-                runs = [run(opts, out) for _ in range(a.runs)]
-                wall = sorted(r[0] for r in runs)[len(runs) // 2]
-                peak = max(r[1] for r in runs)
-                ok = all(r[2] == 0 for r in runs)
-                data = open(out, "rb").read()
-                same = "" if ref is None else ("yes" if data == ref else "NO")
-                ref = data if ref is None else ref
-                print(f"| nsys SQLite, {size:.2f} GiB | {n:,} | {mode} | "
-                      f"{wall:.1f} s{'' if ok else ' (failed)'} | {peak / 2 ** 30:.2f} GiB | "
-                      f"{peak / n:,.0f} B | {same} |", flush=True)
+            out = os.path.join(tmp, "report.json")
+            runs = [run([path], out) for _ in range(a.runs)]
+            wall = sorted(r[0] for r in runs)[len(runs) // 2]
+            peak = max(r[1] for r in runs)
+            ok = all(r[2] == 0 for r in runs)
+            print(f"| nsys SQLite, {size:.2f} GiB | {n:,} | {wall:.1f} s{'' if ok else ' (failed)'} | "
+                  f"{peak / 2 ** 30:.2f} GiB | {peak / n:,.0f} B |", flush=True)
 
 
 if __name__ == "__main__":

@@ -56,8 +56,10 @@ CASES = [
      "linear", "convolution"),
     ("void fft2d_r2c_32x32<float, false, 1u, false>(float2*, float const*, int, int, int, int, int, int)",
      "linear", "convolution"),
+    # a depthwise convolution multiplies no matrices (one channel at a time): elementwise, as
+    # Qwen3-Next's and Mamba's short convolutions run it
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<3, float, int>(...)",
-     "linear", "convolution"),
+     "elementwise", "torch-elementwise"),
     ("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1", "linear", "convolution"),
     # TensorFlow's Eigen expression kernels and bias helpers; a plain activation kernel
     ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<"

@@ -269,7 +269,7 @@ def test_report_text_through_the_cli():
 @pytest.mark.skipif(not PUBLIC.is_dir(), reason="../shared/traces is absent")
 @pytest.mark.parametrize("trace, kind, n, source, first", [
     ("tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz", "prefill", 36, "names", "gate_up_proj"),
-    ("tracelens_h100_qwen15_05b_hf_eager.json.gz", "unknown", 24, "names", "attention"),
+    ("tracelens_h100_qwen15_05b_hf_eager.json.gz", "prefill", 24, "names", "attention"),
 ])
 def test_public_traces(trace, kind, n, source, first):
     d = summary_of(ta.analyze(ta.load(str(PUBLIC / trace))))["by_kind"][kind]
@@ -280,7 +280,7 @@ def test_public_traces(trace, kind, n, source, first):
 
 # the public configs of the models these traces ran (Hugging Face Qwen/Qwen1.5-0.5B, Qwen/Qwen3-8B)
 PUBLIC_CONFIGS = {
-    "tracelens_h100_qwen15_05b_hf_eager.json.gz": ("unknown", 0.05, {
+    "tracelens_h100_qwen15_05b_hf_eager.json.gz": ("prefill", 0.05, {
         "model_type": "qwen2", "hidden_size": 1024, "intermediate_size": 2816, "num_hidden_layers": 24,
         "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 151936, "torch_dtype": "bfloat16"}),
     "tracelens_mi300_sglang_qwen3_8b_prefilldecode.json.gz": ("prefill", 0.001, {

@@ -23,7 +23,7 @@ RULES = resources.files("traceattrib").joinpath("rules")
 # every rules file and the type it is read as
 TYPES = {"default": vocab.RulesFile, "collectives": vocab.CollectivesFile, "links": vocab.LinksFile,
          "gpus": vocab.GpusFile, "dtypes": vocab.DtypesFile, "ops": vocab.OpsFile, "idle": vocab.IdleFile,
-         "steps": vocab.StepsFile, "modules": vocab.ModulesFile}
+         "steps": vocab.StepsFile, "modules": vocab.ModulesFile, "integrity": vocab.IntegrityFile}
 
 
 def test_every_rules_file_has_a_typed_loader():

@@ -286,14 +286,10 @@ def cli() -> None:
               help="GPU peak FLOP/s for the GEMMs' dtype (e.g. 989T); default from the GPU name.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS_REPORT), default="text", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file instead of stdout.")
-# hidden until it lowers the peak: the same report, but the trace is still loaded whole first and
-# step finding (pass 1) reads all of a rank's GPU ops, so its peak memory is the in-memory path's
-@click.option("--pieces", is_flag=True, hidden=True,
-              help="Analyze each rank window by window from an on-disk copy of its tables (in TMPDIR).")
 @with_cache
 @with_cluster
 def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_step, model, batch, context, peak_bw,
-           peak_flops, fmt, output, pieces, no_cache, cache_dir, workers, scheduler):
+           peak_flops, fmt, output, no_cache, cache_dir, workers, scheduler):
     """Per-step breakdown by bucket, exposed communication, idle, speedup bounds and the speed-of-light floor."""
     from . import cache
     from .store import shared_from_env
@@ -320,7 +316,7 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
         so.model_spec()  # a bad config fails before the trace is loaded
         rep, = _analyze([file], no_cache, cache_dir, workers, scheduler, steps_regex=steps_regex, rules=rl,
                         what_if=what_if, layers=layers, sol_options=so, link=link, what_if_links=what_if_links,
-                        started=started, pieces=pieces)
+                        started=started)
     finally:
         if started is not None:
             started.close()

@@ -70,16 +70,14 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
 def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
               n_files: int = 1, progress: ProgressFn = noop, started: Started | None = None,
-              shared: bool | None = None, pieces: bool = False) -> tuple[dict, list[RankResult]]:
+              shared: bool | None = None) -> tuple[dict, list[RankResult]]:
     """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
     the per-rank results. n_files: rank files in the directory (the world size where the file
     does not give one, as the merged trace's meta would say). With use_cache, the results are
     kept beside the file's tables per set of options, and read back instead of loading and
     analyzing again (meta['results_cached'] says which). started: the file's reads already begun
     (nsys_tables.start), used when it is parsed; the caller closes it. shared: see store.Store; a
-    cache directory the store refuses is not used (cache.read_file says why in the meta's warnings).
-    pieces: each rank analyzed window by window from a store of the file's tables (piecewise; the
-    same results, analysis memory bounded by a window)."""
+    cache directory the store refuses is not used (cache.read_file says why in the meta's warnings)."""
     entry = None
     damage: list[str] = []  # stored results that did not decode: rebuilt, and said
     st = Store.at(cache_dir, shared)
@@ -99,14 +97,10 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
-    if pieces:
-        held, t = [t], None  # _piecewise lets the tables go: no reference stays here
-        results = _piecewise(held, stores, steps_regex, rules, layers, sol_options, model)
-    else:
-        with beside(lambda: [s() for s in stores], name="traceattrib-cache") as stored:
-            results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
-                       for sub, _ in split_ranks(t)]
-            stored.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
+    with beside(lambda: [s() for s in stores], name="traceattrib-cache") as stored:
+        results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
+                   for sub, _ in split_ranks(t)]
+        stored.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
     if entry:
         cache.write_results(entry, {k: v for k, v in meta.items() if k not in ("cached", cache.WARNINGS)}, results,
                             st.shared)
@@ -114,32 +108,6 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
     if damage:  # said in this run, not stored with the results
         meta[cache.WARNINGS] = list(meta.get(cache.WARNINGS) or []) + damage
     return meta, results
-
-
-def _piecewise(held: list, stores: list, steps_regex: str | None, rules: classify.Rules | None, layers: int | None,
-               sol_options: sol.Options | None, model: comm.Model | None) -> list[RankResult]:
-    """Per rank, piecewise.analyze_rank over a store of the loaded trace held[0] (ingest.pieces),
-    written to a temporary directory (TMPDIR) while the cache writes its entry; the trace is then
-    let go (popped from `held`, the deferred cache writes cleared), so the analysis holds a
-    window's tables at a time."""
-    import tempfile
-
-    from . import piecewise
-    from .analysis import _rank_of
-    from .ingest import pieces
-
-    t = held.pop()
-    with tempfile.TemporaryDirectory(prefix="traceattrib-pieces-") as root:
-        with beside(lambda: [s() for s in stores], name="traceattrib-cache") as stored:
-            pieces.write_trace(t, root)
-            stored.result()
-        st = pieces.Store(root)
-        # the ranks analysis.split_ranks makes (one trace with one rank or none: that one)
-        ranks = st.ranks() if len(st.ranks()) > 1 else [_rank_of(t)]
-        stores.clear()
-        t = None
-        return [piecewise.analyze_rank(st, r, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
-                for r in ranks]
 
 
 def _options_text(steps_regex: str | None, rules: classify.Rules | None, layers: int | None,
@@ -155,12 +123,10 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
                  what_if: dict[str, float] | None = None, layers: int | None = None,
                  sol_options: sol.Options | None = None, link=None, what_if_links: tuple = (),
                  model: comm.Model | None = None, use_cache: bool = True, cache_dir: str | None = None,
-                 client: Any = None, progress: ProgressFn = noop, started: Started | None = None,
-                 pieces: bool = False) -> Report:
+                 client: Any = None, progress: ProgressFn = noop, started: Started | None = None) -> Report:
     """The report of a trace file or a directory of rank files (options as analysis.analyze), one
     task per file, on `client`'s cluster when given; Report.kernels stays None. started: the
-    file's reads already begun (nsys_tables.start; a file analyzed in this process only).
-    pieces: each rank analyzed window by window (file_task)."""
+    file's reads already begun (nsys_tables.start; a file analyzed in this process only)."""
     cache.check_input(path)  # a FIFO, a symlink loop, ...: the same one line as every command
     rules = rules if rules is not None else classify.load_rules()
     if sol_options is not None:
@@ -171,14 +137,11 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
     # said explicitly: workers of a running cluster do not see this process's environment
     shared = Store.at(cache_dir).shared
     kwargs = dict(steps_regex=steps_regex, rules=rules, use_cache=use_cache, cache_dir=cache_dir,
-                  layers=layers, sol_options=sol_options, model=model, n_files=len(files), shared=shared, pieces=pieces)
+                  layers=layers, sol_options=sol_options, model=model, n_files=len(files), shared=shared)
     if started is not None and client is None and not is_dir:
         kwargs["started"] = started
     opts = dict(steps_regex=steps_regex, what_if=what_if, layers=layers, sol_options=sol_options, link=link,
                 what_if_links=what_if_links)
-    if pieces and client is not None and not is_dir:
-        meta, results = ranks_on_cluster(path, kwargs, client, progress)
-        return merge(results, meta, **opts)
     outs = run_files(files, kwargs, client, progress)
     metas = [m for m, _ in outs]
     if not is_dir:
@@ -191,42 +154,6 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
         if any(flag in m for m in metas):
             meta[flag] = all(m.get(flag) for m in metas)
     return merge(results, meta, **opts)
-
-
-def ranks_on_cluster(path: str, kwargs: dict, client: Any, progress: ProgressFn = noop) -> tuple[dict, list[RankResult]]:
-    """One trace file's ranks as separate tasks on the cluster: the file is read here (through the
-    cache) into a store of its tables split by rank (ingest.pieces) in TMPDIR, which the workers
-    must see at the same path (a local cluster does), and each worker analyzes one rank of it in
-    pieces (piecewise.analyze_rank), holding that rank's rows only. Its meta and the per-rank results."""
-    import shutil
-    import tempfile
-
-    from .analysis import _rank_of
-    from .ingest import pieces as store_pieces
-
-    t = cache.read_file(path, use_cache=kwargs["use_cache"], cache_dir=kwargs["cache_dir"], shared=kwargs["shared"])
-    meta = dict(t.meta)
-    root = tempfile.mkdtemp(prefix="traceattrib-pieces-")
-    try:
-        store_pieces.write_trace(t, root)
-        ranks = store_pieces.Store(root).ranks()
-        ranks = ranks if len(ranks) > 1 else [_rank_of(t)]
-        t = None
-        task_kwargs = {k: kwargs[k] for k in ("steps_regex", "rules", "layers", "sol_options", "model")}
-        results = _on_cluster(client, rank_task, [(root, r) for r in ranks], task_kwargs, progress, star=True)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return meta, results
-
-
-def rank_task(root: str, rank: int, steps_regex: str | None, rules: classify.Rules | None, layers: int | None,
-              sol_options: sol.Options | None, model: comm.Model | None) -> RankResult:
-    """One rank of a store (ranks_on_cluster), analyzed in pieces."""
-    from . import piecewise
-    from .ingest.pieces import Store as PieceStore
-
-    return piecewise.analyze_rank(PieceStore(root), rank, steps_regex, rules, layers=layers, sol_options=sol_options,
-                                  model=model)
 
 
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:

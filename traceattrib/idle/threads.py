@@ -10,8 +10,6 @@ from ..intervals import pack_keys
 from .codes import CPU, OSRT, PY, SAMPLE
 from .rules import IdleRules
 
-ALL_STEPS = "traceattrib_all_steps"  # key in a step table's attrs: the whole rank's step table
-
 
 def thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
     """A code per launch row for its (rank, pid, tid), and the distinct threads (rank, pid, tid),
@@ -108,10 +106,7 @@ class Threads:
         return rrow, self.ranges["start_ns"].to_numpy(np.int64)[rrow], self.ranges["end_ns"].to_numpy(np.int64)[rrow]
 
     def _steps_of_rank(self, rank: int) -> tuple[np.ndarray, np.ndarray]:
-        # a part of a rank's step table (traceattrib.piecewise) carries the whole table in its attrs:
-        # a range that holds a whole step of another part says as little about one instant
-        tab = self.table.attrs.get(ALL_STEPS, self.table)
-        t = tab[tab["rank"].to_numpy() == rank]
+        t = self.table[self.table["rank"].to_numpy() == rank]
         s = t["cpu_start_ns"].to_numpy(np.int64)
         e = t["cpu_end_ns"].to_numpy(np.int64)
         o = np.argsort(s, kind="stable")

@@ -119,13 +119,6 @@ def _from_model(w: dict[str, np.ndarray], out: pd.DataFrame, spec: ModelSpec, tr
     return notes
 
 
-# the order step_columns says its notes in (a caller merging the notes of parts of a step table
-# puts them back in it: traceattrib.piecewise)
-NOTE_ORDER = ("sol.quant_unknown", "sol.tp", "sol.kv_needs_context", "sol.flops_need_tokens", "sol.weights_differ",
-              "sol.graph_steps", "sol.dequant", "sol.attention_layout", "sol.unknown", "sol.gpus_differ",
-              "sol.gpu_unknown", "sol.floor_over_span")
-
-
 def _evidence_notes(sw: ShapeWork, shaped: np.ndarray, has_model: bool, trace: Trace, n: int) -> list[Note]:
     """What the shapes could not say: steps replayed from CUDA graphs without a model, weights
     dequantized on the fly, attention of unknown layout, no evidence at all."""

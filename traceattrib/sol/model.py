@@ -229,11 +229,7 @@ def _quantization(spec: ModelSpec, qc: dict) -> None:
 
 def tensor_parallel(trace: Trace) -> tuple[int, str]:
     """Tensor-parallel size and the evidence: the largest process-group size of the rank's
-    collectives, else the trace's world size, else the ranks it holds. A part of a rank's tables
-    (traceattrib.piecewise) carries the whole rank's answer in meta["tensor_parallel"]."""
-    given = trace.meta.get("tensor_parallel")
-    if given:
-        return int(given[0]), str(given[1])
+    collectives, else the trace's world size, else the ranks it holds."""
     k = trace.kernels
     if "comm_group_size" in k.columns and len(k):
         g = int(k["comm_group_size"].max())
@@ -314,11 +310,6 @@ def model_work(spec: ModelSpec, tp: int, tokens: float, seqs: float, q_len: floa
     return {"weight_bytes": wbytes, "kv_bytes": kv, "flops": flops, "gemm_flops": gemm}
 
 
-# step table column holding each step's place among its rank's steps by start, where the table is a
-# part of the rank's (traceattrib.piecewise); otherwise the places are found from the table
-POSITION = "rank_position"
-
-
 def model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarray, batch: int | None,
                 context: int | None, rows: np.ndarray) -> dict[str, np.ndarray]:
     """Model-based work of the selected steps (`rows`, a mask): weight_bytes, kv_bytes, flops,
@@ -333,12 +324,9 @@ def model_steps(steps: pd.DataFrame, spec: ModelSpec, tp: int, tokens: np.ndarra
     rank = steps["rank"].to_numpy() if "rank" in steps.columns else np.zeros(n, np.int64)
     start = steps["start_ns"].to_numpy() if "start_ns" in steps.columns else np.arange(n)
     pos = np.zeros(n, np.int64)
-    if POSITION in steps.columns:  # a part of the rank's steps (traceattrib.piecewise): their places in it
-        pos = steps[POSITION].to_numpy(np.int64)
-    else:
-        for r in np.unique(rank):
-            m = np.flatnonzero(rank == r)
-            pos[m[np.argsort(start[m], kind="stable")]] = np.arange(m.size)
+    for r in np.unique(rank):
+        m = np.flatnonzero(rank == r)
+        pos[m[np.argsort(start[m], kind="stable")]] = np.arange(m.size)
     B, C = batch, context
     for i in np.flatnonzero(rows):
         tok = tokens[i]
