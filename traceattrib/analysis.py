@@ -253,16 +253,17 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
         bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
-        # layers and modules need the steps and buckets only: worked out while idle causes finish
+        # layers, modules and the integrity checks need the steps and buckets only: worked out while
+        # idle causes finish
         kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
         asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes,
                                      st.attention, trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn,
                                      projections)
         inside = inside_analysis.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
+        checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
         ic = idling.result()  # per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
-    checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
     bd.steps["integrity"] = checks.flags
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job

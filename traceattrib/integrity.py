@@ -123,9 +123,10 @@ def rank_checks(trace: Trace, ops: pd.DataFrame, steps: pd.DataFrame, kernel_buc
 
 def _in_graph(trace: Trace, ops: pd.DataFrame) -> np.ndarray:
     """Ops that ran inside a CUDA graph: whole-graph executions and kernels with a graph id."""
-    kind = ops["kind"].astype(str).to_numpy() if len(ops) else np.empty(0, object)
-    out = kind == "graph"
-    k = kind == "kernel"
+    if not len(ops):
+        return np.zeros(0, bool)
+    out = (ops["kind"] == "graph").to_numpy(copy=True)  # compared on the categorical's codes: no string per op
+    k = (ops["kind"] == "kernel").to_numpy()
     if k.any():
         gid = trace.kernels["graph_id"].notna().to_numpy()
         out[k] = gid[ops["src"].to_numpy()[k]]
@@ -162,9 +163,13 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
     bad = (d <= 0) | (d > lim.duration_max_ns)
     k = np.flatnonzero((ops["kind"] == "kernel").to_numpy())
     if k.size:
-        bucket = np.asarray(pd.Categorical(kernel_bucket).astype(str))[ops["src"].to_numpy()[k]] \
-            if kernel_bucket is not None else np.full(k.size, "")
-        keep = k[bucket != "communication"]
+        comm = np.zeros(k.size, bool)
+        if kernel_bucket is not None:
+            cat = pd.Categorical(kernel_bucket)
+            if "communication" in cat.categories:
+                code = cat.categories.get_loc("communication")
+                comm = np.asarray(cat.codes)[ops["src"].to_numpy()[k]] == code
+        keep = k[~comm]
         if keep.size:
             code = ops["name_code"].to_numpy(np.int64)[keep]
             dk = pd.Series(d[keep].astype(np.float64))
