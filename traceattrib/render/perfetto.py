@@ -283,6 +283,25 @@ def _chunks(n: int):
         yield np.arange(a, min(a + CHUNK, n))
 
 
+def _placed(tab: pd.DataFrame, tracks: Tracks, shift: dict[int, int], origin: int, track: str,
+            counts: Counts) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(rank, start, end on the aligned clock from `origin`, lane, tid, pid) of every row of a
+    per-rank table drawn on the track named `track`: overlapping rows go to extra lanes."""
+    rank = tab["rank"].to_numpy(np.int64)
+    start = tab["start_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
+    end = tab["end_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
+    lane, bad = lanes(rank, start, end)
+    counts.overlapping += bad
+    tid = _lane_tids(tracks, rank, np.full(rank.size, track, object), lane)
+    return rank, start, end, lane, tid, _pids(tracks, rank)
+
+
+def _pids(tracks: Tracks, rank: np.ndarray) -> np.ndarray:
+    """Each row's process id (one per rank)."""
+    ranks = np.unique(rank)
+    return np.array([tracks.pid(int(r)) for r in ranks], np.int64)[np.searchsorted(ranks, rank)]
+
+
 # --- tracks ---------------------------------------------------------------------------------------
 
 def _steps(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, counts: Counts) -> None:
@@ -291,12 +310,7 @@ def _steps(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, c
     st = rep.steps
     if not len(st):
         return
-    rank = st["rank"].to_numpy(np.int64)
-    start = st["start_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    end = st["end_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    lane, bad = lanes(rank, start, end)
-    counts.overlapping += bad
-    tid = _lane_tids(tracks, rank, np.full(rank.size, STEPS, object), lane)
+    rank, start, end, _, tid, _ = _placed(st, tracks, shift, origin, STEPS, counts)
     counters = _counter_columns(rep)
     lines: list[str] = []
     docs = step_list(rep)
@@ -349,13 +363,7 @@ def _gaps(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, co
     g = rep.gaps
     if g is None or not len(g):
         return
-    rank = g["rank"].to_numpy(np.int64)
-    start = g["start_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    end = g["end_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    lane, bad = lanes(rank, start, end)
-    counts.overlapping += bad
-    tid = _lane_tids(tracks, rank, np.full(rank.size, IDLE, object), lane)
-    pid = np.array([tracks.pid(int(r)) for r in np.unique(rank)], np.int64)[np.searchsorted(np.unique(rank), rank)]
+    rank, start, end, _, tid, pid = _placed(g, tracks, shift, origin, IDLE, counts)
     cause = g["cause"].astype(str).to_numpy(object)
     what = g["what"].astype(str).to_numpy(object)
     queued = g["queued"].to_numpy(bool)
@@ -384,15 +392,8 @@ def _collectives(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int
     inst = rep.comm.instances if rep.comm is not None else None
     if inst is None or not len(inst):
         return
-    rank = inst["rank"].to_numpy(np.int64)
-    start = inst["start_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    end = inst["end_ns"].to_numpy(np.int64) - _shift(rank, shift) - origin
-    lane, bad = lanes(rank, start, end)
-    counts.overlapping += bad
-    tid = _lane_tids(tracks, rank, np.full(rank.size, COLLECTIVES, object), lane)
+    rank, start, end, lane, tid, pid = _placed(inst, tracks, shift, origin, COLLECTIVES, counts)
     ptid = _lane_tids(tracks, rank, np.full(rank.size, PARTS, object), lane)
-    ur = np.unique(rank)
-    pid = np.array([tracks.pid(int(r)) for r in ur], np.int64)[np.searchsorted(ur, rank)]
     # flows: a matched call's slices in time order, each linked to the next
     match = inst["match"].to_numpy(np.int64) if "match" in inst else np.full(len(inst), -1, np.int64)
     ok = match >= 0
@@ -462,8 +463,7 @@ def _ops(rep: Report, tracks: Tracks, shift: dict[int, int], origin: int, f, cou
     counts.overlapping += bad
     names = np.array([f"GPU {d} stream {s}" for _, d, s in uniq], object)[codes]
     tid = _lane_tids(tracks, cat["rank"], names, lane)
-    ranks = np.unique(cat["rank"])
-    pid_all = np.array([tracks.pid(int(r)) for r in ranks], np.int64)[np.searchsorted(ranks, cat["rank"])]
+    pid_all = _pids(tracks, cat["rank"])
     index = rep.steps["index"].to_numpy(np.int64) if len(rep.steps) else np.zeros(0, np.int64)
     at = 0
     for kind, t in tabs:
