@@ -257,7 +257,7 @@ def _jsonable(x: Any) -> Any:
 
 def render(rep: Report) -> str:
     """The report as one HTML document."""
-    parts = {"/*CSS*/": _asset("report.css"), "/*ECHARTS*/": _asset("echarts.min.js"), "/*JS*/": _asset("report.js"),
+    parts = {"/*CSS*/": _asset("report.css"), "/*ECHARTS*/": _asset("echarts.min.js"), "/*JS*/": _asset("dom.js") + _asset("report.js"),
              "/*DATA*/": _script_json(view(rep)), "<!--TITLE-->": _html_text(f"traceattrib · {trace_line(rep.meta)}")}
     # one pass: what is put in is never searched again (a name in the data cannot become a slot)
     return re.sub(r"/\*(?:CSS|ECHARTS|JS|DATA)\*/|<!--TITLE-->", lambda m: parts[m.group(0)], _asset("report.html"))

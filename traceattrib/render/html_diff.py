@@ -80,7 +80,7 @@ def view(d: Diff) -> dict[str, Any]:
 def render(d: Diff) -> str:
     """The diff as one HTML document."""
     v = view(d)
-    parts = {"/*CSS*/": _asset("report.css"), "/*ECHARTS*/": _asset("echarts.min.js"), "/*JS*/": _asset("diff.js"),
+    parts = {"/*CSS*/": _asset("report.css"), "/*ECHARTS*/": _asset("echarts.min.js"), "/*JS*/": _asset("dom.js") + _asset("diff.js"),
              "/*DATA*/": _script_json(v),
              "<!--TITLE-->": _html_text(f"traceattrib diff · {v['before']} → {v['after']}")}
     # one pass: what is put in is never searched again (a name in the data cannot become a slot)

@@ -6,16 +6,7 @@
   var MAX_SHOWN = 3;  // the chart's axis ends at +300%
   var TONE = {lower: "#2e7d32", higher: "#c62828", unchanged: "#5b6576", too_few: "#9aa3b2"};
 
-  function el(tag, text, cls) {
-    var e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = text;
-    if (cls) e.className = cls;
-    return e;
-  }
-  function esc(s) {
-    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-  }
+  // el, esc: dom.js
   function pct(x) { return (x >= 0 ? "+" : "") + (100 * x).toFixed(1) + "%"; }
 
   var head = document.getElementById("head");

@@ -10,16 +10,7 @@
   var KIND_TINT = {decode: "rgba(78,121,167,0.06)", prefill: "rgba(242,142,43,0.10)",
     mixed: "rgba(176,122,161,0.10)", unknown: "rgba(156,117,95,0.06)"};
 
-  function el(tag, text, cls) {
-    var e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = text;
-    if (cls) e.className = cls;
-    return e;
-  }
-  function esc(s) {
-    return String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-      .replace(/"/g, "&quot;").replace(/'/g, "&#39;");
-  }
+  // el, esc: dom.js
   function dur(ns) {
     if (ns === null || ns === undefined || isNaN(ns)) return "-";
     if (ns < 1e3) return ns.toFixed(0) + " ns";
