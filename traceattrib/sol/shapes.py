@@ -98,19 +98,9 @@ def gemm_kn(trace: Trace, kernel_step: np.ndarray) -> np.ndarray:
     if not sel.size:
         return out
     r = kroot[sel]
-    gemm = np.isin(ops.cls[r], (GEMM_KNOWN, GEMM_CUSTOM))
-    sel, r = sel[gemm], r[gemm]
-    combo = np.stack([ops.ncode[r], ops.dcode[r], ops.tcode[r]], axis=1)
-    if not len(combo):
-        return out
-    ukeys, inv = np.unique(combo, axis=0, return_inverse=True)
-    kn = np.full((len(ukeys), 2), -1, np.int64)
-    for i, (nc, dc, tc) in enumerate(ukeys):  # once per distinct call signature
-        d = calls.parse_dims(str(ops.dims_cats[dc]))
-        g = calls.gemm(str(ops.name_cats[nc]), d, calls.parse_types(str(ops.types_cats[tc]))) if d else None
-        if g is not None and g["N"] is not None:
-            kn[i] = (int(g["K"]), int(g["N"]))
-    out[sel, :2] = kn[inv.reshape(-1)]
+    parsed, inv = _parse_calls(ops, r)  # as the speed of light reads them, once per call signature
+    kn = np.where((parsed.kind == GEMM)[:, None], np.stack([parsed.k, parsed.n], axis=1), -1)[inv]
+    out[sel, :2] = kn
     out[sel, 2] = r
     out[out[:, 0] < 0, 2] = -1
     return out
@@ -266,7 +256,7 @@ def _coverage(k: pd.DataFrame, kstep: np.ndarray, kernel_bucket, shaped_k: np.nd
 class _Parsed:
     """The work of each distinct (name, dims, types) of the op calls; kind GEMM | ATTN |
     ATTN_UNKNOWN | 0 (unreadable). wshape / wshape_r: ids of a GEMM's weight shape and its reverse
-    (in shape_ids), -1 for the others."""
+    (in shape_ids), -1 for the others; k, n: a GEMM's K and N (-1 unknown)."""
 
     kind: np.ndarray
     wbytes: np.ndarray
@@ -280,6 +270,8 @@ class _Parsed:
     wshape_r: np.ndarray
     dt: np.ndarray
     shape_ids: dict[tuple, int]
+    k: np.ndarray
+    n: np.ndarray
 
 
 def _parse_calls(ops: _OpTable, r_ids: np.ndarray) -> tuple[_Parsed, np.ndarray]:
@@ -290,7 +282,7 @@ def _parse_calls(ops: _OpTable, r_ids: np.ndarray) -> tuple[_Parsed, np.ndarray]
     p = _Parsed(kind=np.zeros(nk, np.int8), wbytes=np.zeros(nk), abytes=np.zeros(nk), fl=np.zeros(nk),
                 kvb=np.zeros(nk), mrows=np.zeros(nk), two_d=np.zeros(nk, bool), wwidth=np.ones(nk),
                 wshape=np.full(nk, -1, np.int64), wshape_r=np.full(nk, -1, np.int64), dt=np.full(nk, "", object),
-                shape_ids={})
+                shape_ids={}, k=np.full(nk, -1, np.int64), n=np.full(nk, -1, np.int64))
     for i, (nc, dc, tc) in enumerate(ukeys):
         nm = str(ops.name_cats[nc])
         d, t = calls.parse_dims(str(ops.dims_cats[dc])), calls.parse_types(str(ops.types_cats[tc]))
@@ -303,6 +295,8 @@ def _parse_calls(ops: _OpTable, r_ids: np.ndarray) -> tuple[_Parsed, np.ndarray]
             p.kind[i], p.wbytes[i], p.abytes[i], p.two_d[i], p.mrows[i] = \
                 GEMM, g["weight_bytes"], g["act_bytes"], g["two_d"], g["M"]
             p.fl[i], p.dt[i], p.wwidth[i] = g["flops"], g["dtype"], calls.width(g["weight_type"])
+            if g["N"] is not None:
+                p.k[i], p.n[i] = int(g["K"]), int(g["N"])
             p.wshape[i] = p.shape_ids.setdefault(g["weight_shape"], len(p.shape_ids))
             p.wshape_r[i] = p.shape_ids.setdefault(g["weight_shape"][::-1], len(p.shape_ids))
         else:
