@@ -198,13 +198,16 @@ def _types(layer: np.ndarray, module: np.ndarray, modules: list[str], step: np.n
     """Every (step, layer)'s type: layers with the same kernel sequence share one; each type named
     by the modules its layers hold."""
     rows_s, rows_l, sigs = [], [], []
+    seen: dict[tuple[bytes, bytes], list[tuple[int, bytes]]] = {}  # steps with one sequence: worked out once
     for s, rows in enumerate(per_step):
-        lay = layer[rows]
-        for lv in np.unique(lay[lay >= 0]):
-            r = rows[lay == lv]
+        lay, f = layer[rows], fine[rows]
+        key = (lay.tobytes(), f.tobytes())
+        if key not in seen:
+            seen[key] = [(int(lv), f[lay == lv].tobytes()) for lv in np.unique(lay[lay >= 0])]
+        for lv, sig in seen[key]:
             rows_s.append(s)
-            rows_l.append(int(lv))
-            sigs.append(fine[r].tobytes())
+            rows_l.append(lv)
+            sigs.append(sig)
     if not sigs:
         return pd.DataFrame({"step": [], "layer": [], "type": []}, dtype=np.int64), []
     codes, uniq = pd.factorize(pd.Series(sigs))
