@@ -177,6 +177,29 @@ base = '(?-i:Zeta)'
     assert df["rule"].tolist() == ["upper", "upper", "unmatched", "keeps-case", "unmatched"]
 
 
+def test_packaged_patterns_compile_late_and_read_as_their_case_insensitive_form():
+    """The packaged rules' IGNORECASE forms are compiled on first search only: each must still be a
+    valid expression, report the flags re.compile gives it, and, where a lower-cased twin exists,
+    match what the twin matches on the names of the labelled set and their upper-cased forms."""
+    import re
+
+    names = pd.read_csv(LABELLED)["name"].astype(str).tolist()[::7]
+    names += [x.upper() for x in names[::3]]
+    rules = classify._default()
+    assert sum(isinstance(v, classify.Pattern) for r in rules for _, v in r.conditions) > 80
+    for r in rules:
+        for (_, v), fast in zip(r.conditions, r.fast):
+            if not isinstance(v, classify.Pattern):
+                continue
+            rx = re.compile(v.pattern, re.IGNORECASE)
+            assert v.flags == rx.flags
+            for n in names:
+                want = rx.search(n) is not None
+                assert (v.search(n) is not None) == want
+                if fast is not None:
+                    assert (fast.search(n.lower()) is not None) == want, (r.name, n)
+
+
 # ------------------------------------------------------------------------------------------------
 # labelled real kernel names (fixtures with op evidence, shared traces by name, traps)
 

@@ -241,27 +241,20 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         if steps_regex and e.reason == "no_match":
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
-    # idle causes need only the steps: found in a second thread while this one attributes (both
-    # are mostly numpy, which releases the GIL: 0.25-0.3 s less on 1M kernels)
-    with beside(idle_causes, st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges,
-                name="traceattrib-idle") as idling:
-        codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    kstep = _op_step(st, "kernel", len(trace.kernels))
+    kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
+    # idle causes, then layers and modules, need only the steps and buckets: worked out in a second
+    # thread while this one attributes (mostly numpy, which releases the GIL)
+    with beside(_idle_and_layers, trace, st, codes, kn, projections, name="traceattrib-idle") as side:
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
-        kstep = _op_step(st, "kernel", len(trace.kernels))
         # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
         bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
         bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
-        # layers, modules and the integrity checks need the steps and buckets only: worked out while
-        # idle causes finish
-        kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
-        asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes,
-                                     st.attention, trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn,
-                                     projections)
-        inside = inside_analysis.times(asg, st.ops, bd.steps, codes, attribute.ALL_BUCKETS)
         checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
-        ic = idling.result()  # per-step columns of the steps table, labels of host/sync idle
+        ic, asg, inside = side.result()  # idle: per-step columns of the steps table, labels of host/sync idle
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
     bd.steps["integrity"] = checks.flags
@@ -271,7 +264,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     shown = timeline.shown_rows(bd.steps)
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
                           shown["row"].to_numpy())
-    gaps = _gap_table(ic.gaps, bd.steps)
+    gap_detail = _gap_table(ic.gaps_of(shown["row"].to_numpy()), bd.steps)
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
                      instances=inst, kernel_totals=totals,
                      buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
@@ -280,8 +273,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
                                          "why": shown["why"].to_numpy()}),
                      detail=detail, inside=inside, integrity=checks.table,
-                     gap_detail=gaps.iloc[np.flatnonzero(np.isin(ic.gaps["step"].to_numpy(), shown["row"].to_numpy()))]
-                     .reset_index(drop=True))
+                     gap_detail=gap_detail)
     if keep_ops:
         for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
             kind = name[:-1]
@@ -292,7 +284,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
             step = kstep if name == "kernels" else _op_step(st, kind, n)
             setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
                                                      "module": module}), perm.get(name)))
-        res.gaps = gaps
+        res.gaps = _gap_table(ic.gaps, bd.steps)
     return res
 
 
@@ -316,6 +308,15 @@ def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, rege
         cands = steps.candidates(ctx, regex)
         detected = detecting.result()
     return steps.find(ctx, cands, detected, layers)
+
+
+def _idle_and_layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections):
+    """(idle causes, the ops' layers and modules, their times per step) of one rank's steps."""
+    ic = idle_causes(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+    asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes,
+                                 st.attention, trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn,
+                                 projections)
+    return ic, asg, inside_analysis.times(asg, st.ops, st.table, codes, attribute.ALL_BUCKETS)
 
 
 def idle_causes(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,

@@ -107,15 +107,22 @@ def category_unions(start_ns: np.ndarray, end_ns: np.ndarray, code: np.ndarray, 
     it alone runs, for ops [start_ns, end_ns) of category `code` (0..ncodes-1) in step `step`
     (row into step_start_ns / step_span_ns; ops with step < 0 are left out). What breakdown does
     for buckets, for any grouping of ops (layers, modules)."""
+    return category_unions_many(start_ns, end_ns, [(code, ncodes)], step, step_start_ns, step_span_ns)[0]
+
+
+def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list[tuple[np.ndarray, int]],
+                         step: np.ndarray, step_start_ns: np.ndarray,
+                         step_span_ns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """category_unions for several codings (code, ncodes) of the same ops: the ops are laid out and
+    merged into the segments of their union once for all of them."""
     nsteps = len(step_start_ns)
     m = step >= 0
     sid = step[m]
     offset = np.zeros(nsteps + 1, np.int64)
     offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64) + 1)
     shift = (offset[:-1] - np.asarray(step_start_ns, np.int64))[sid]
-    _, time, exposed = bucket_unions(np.asarray(start_ns, np.int64)[m] + shift, np.asarray(end_ns, np.int64)[m] + shift,
-                                     np.asarray(code, np.int64)[m], sid, nsteps, ncodes)
-    return time, exposed
+    seg = _Segments(np.asarray(start_ns, np.int64)[m] + shift, np.asarray(end_ns, np.int64)[m] + shift, sid, nsteps)
+    return [seg.times(np.asarray(code, np.int64)[m], ncodes) for code, ncodes in codings]
 
 
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
@@ -129,31 +136,54 @@ def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray,
     intervals are all of one bucket is that bucket's time and exposed time whole; only the
     segments where buckets meet (few, in traces: a step's kernels mostly run one after another)
     are swept bucket by bucket (_mixed)."""
-    busy = np.zeros(nsteps, np.int64)
-    if not s.size:
-        return busy, np.zeros((nsteps, nb), np.int64), np.zeros((nsteps, nb), np.int64)
-    e = np.maximum(e, s)
-    if (s[1:] < s[:-1]).any():
-        o = np.argsort(s, kind="stable")
-        s, e, b, step = s[o], e[o], b[o], step[o]
-    reach = np.maximum.accumulate(e)
-    joins = s[1:] <= reach[:-1]  # an interval that starts within the reach of those before it
-    first = np.flatnonzero(np.r_[True, ~joins])  # the first interval of each segment of the union
-    seg_len = np.append(reach[first[1:] - 1], reach[-1]) - s[first]
-    head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])  # (each also starts a segment)
-    busy[step[head]] = _sums_from(seg_len, np.searchsorted(first, head))
-    # segments where an interval of another bucket joins
-    meet = np.flatnonzero(joins & (b[1:] != b[:-1])) + 1
-    mixed = np.zeros(first.size, bool)
-    mixed[np.searchsorted(first, meet, "right") - 1] = True
-    time = group_sums(step[first] * nb + b[first], np.where(mixed, 0, seg_len), nsteps * nb).reshape(nsteps, nb)
-    exposed = time.copy()
-    if mixed.any():
-        rows = np.flatnonzero(np.repeat(mixed, np.diff(np.r_[first, s.size])))
-        t_m, x_m = _mixed(s[rows], e[rows], b[rows], step[rows], nsteps, nb)
-        time += t_m
-        exposed += x_m
-    return busy, time, exposed
+    seg = _Segments(s, e, step, nsteps)
+    return (seg.busy, *seg.times(b, nb))
+
+
+class _Segments:
+    """Intervals [s, e) of steps lying apart, sorted by start and merged into the segments of their
+    union (busy ns per step); `times` then reads any grouping of the same intervals."""
+
+    def __init__(self, s: np.ndarray, e: np.ndarray, step: np.ndarray, nsteps: int):
+        self.nsteps = nsteps
+        self.busy = np.zeros(nsteps, np.int64)
+        self.order = None
+        self.s = None
+        if not s.size:
+            return
+        e = np.maximum(e, s)
+        if (s[1:] < s[:-1]).any():
+            self.order = np.argsort(s, kind="stable")
+            s, e, step = s[self.order], e[self.order], step[self.order]
+        self.s, self.e, self.step = s, e, step
+        reach = np.maximum.accumulate(e)
+        self.joins = s[1:] <= reach[:-1]  # an interval that starts within the reach of those before it
+        self.first = np.flatnonzero(np.r_[True, ~self.joins])  # the first interval of each segment of the union
+        self.seg_len = np.append(reach[self.first[1:] - 1], reach[-1]) - s[self.first]
+        head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])  # (each also starts a segment)
+        self.busy[step[head]] = _sums_from(self.seg_len, np.searchsorted(self.first, head))
+
+    def times(self, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per step and group (nsteps x nb, ns): the union of the group's intervals and the time when
+        it alone runs, for group b (0..nb-1, aligned with the intervals as given)."""
+        nsteps = self.nsteps
+        if self.s is None:
+            return np.zeros((nsteps, nb), np.int64), np.zeros((nsteps, nb), np.int64)
+        if self.order is not None:
+            b = b[self.order]
+        first, s, e, step = self.first, self.s, self.e, self.step
+        # segments where an interval of another group joins
+        meet = np.flatnonzero(self.joins & (b[1:] != b[:-1])) + 1
+        mixed = np.zeros(first.size, bool)
+        mixed[np.searchsorted(first, meet, "right") - 1] = True
+        time = group_sums(step[first] * nb + b[first], np.where(mixed, 0, self.seg_len), nsteps * nb).reshape(nsteps, nb)
+        exposed = time.copy()
+        if mixed.any():
+            rows = np.flatnonzero(np.repeat(mixed, np.diff(np.r_[first, s.size])))
+            t_m, x_m = _mixed(s[rows], e[rows], b[rows], step[rows], nsteps, nb)
+            time += t_m
+            exposed += x_m
+        return time, exposed
 
 
 def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,

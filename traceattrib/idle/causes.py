@@ -5,7 +5,9 @@ caller with a second thread may run the two halves of a job beside each other (t
 same). Times are int64 ns."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -36,7 +38,8 @@ class IdleCauses:
             rank), cause ('host' | 'sync'), source ('range' | 'python' | 'cpu_op' | 'osrt' |
             'sample' | 'call' | 'none'), what (a name), ns; at most TOP_LABELS names per step and cause, the
             rest summed as '(other)'.
-    gaps:   every gap (GAP_COLUMNS), by step row and start: step (row of the steps table),
+    gaps:   (a property; `gaps_of(rows)` those of some steps only, without building every gap's
+            row) every gap (GAP_COLUMNS), by step row and start: step (row of the steps table),
             start_ns, end_ns, its time per cause (launch_ns, sync_ns, host_ns, unexplained_ns: they
             sum to the gap's length, and over a step's gaps to the step's idle causes), queued (the
             next op was submitted before the gap began: all of it is launch), cause (the largest
@@ -47,7 +50,11 @@ class IdleCauses:
     causes: pd.DataFrame
     labels: pd.DataFrame
     notes: list[Note] = field(default_factory=list)
-    gaps: pd.DataFrame = field(default_factory=lambda: empty_gaps())
+    gaps_of: Callable[[np.ndarray | None], pd.DataFrame] = field(default=lambda rows=None: empty_gaps(), repr=False)
+
+    @property
+    def gaps(self) -> pd.DataFrame:
+        return self.gaps_of(None)
 
 
 @dataclass(frozen=True)
@@ -168,20 +175,26 @@ class Plan:
         causes = pd.DataFrame({c: self.sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
         causes[QUEUED_COLUMN] = self.queued
         notes = explain_notes(causes, labels_tab, self.has_launches) if self.threads is not None else []
-        return IdleCauses(causes=causes, labels=labels_tab, notes=notes, gaps=self.gap_table(gap_labels))
+        return IdleCauses(causes=causes, labels=labels_tab, notes=notes, gaps_of=partial(self.gap_table, gap_labels))
 
-    def gap_table(self, gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
-        """Every gap (IdleCauses.gaps) from the gaps, their sums per cause and the named pieces of
-        their host and sync time (gap index, packed label, ns)."""
+    def gap_table(self, gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                  rows: np.ndarray | None = None) -> pd.DataFrame:
+        """The gaps (IdleCauses.gaps) of the steps `rows` (None: all) from the gaps, their sums per
+        cause and the named pieces of their host and sync time (gap index, packed label, ns)."""
         g = self.gaps
         if g is None:
             return empty_gaps()
         n, m = g.a.size, g.qa.size
-        sums = np.zeros((n + m, len(CAUSES)), np.int64)
-        sums[:n] = self.gap_sums
-        sums[n:, LAUNCH] = g.qb - g.qa
         step = np.r_[g.step, g.qstep].astype(np.int64)
-        start, end = np.r_[g.a, g.qa].astype(np.int64), np.r_[g.g1, g.qb].astype(np.int64)
+        # a report shows the gaps of a few steps: only their rows are built (a row per gap of a
+        # million-kernel trace costs 0.3 s)
+        mine = np.flatnonzero(np.isin(step, rows)) if rows is not None else np.arange(n + m)
+        sums = np.zeros((mine.size, len(CAUSES)), np.int64)
+        ours = mine < n
+        sums[ours] = self.gap_sums[mine[ours]]
+        sums[~ours, LAUNCH] = (g.qb - g.qa)[mine[~ours] - n]
+        step = step[mine]
+        start, end = np.r_[g.a, g.qa][mine].astype(np.int64), np.r_[g.g1, g.qb][mine].astype(np.int64)
         what = np.full(n + m, -1, np.int64)  # index into the names below, -1 none
         names, sources = [], []
         if gap_labels:
@@ -202,11 +215,11 @@ class Plan:
                 names, sources = labels.label_text(self.threads, uniq)
         order = np.lexsort((start, step))
         cause = np.argmax(sums, axis=1)  # the first maximum: CAUSES order on ties
-        w = what[order]
+        w = what[mine][order]
         return pd.DataFrame({
             "step": step[order], "start_ns": start[order], "end_ns": end[order],
             **{f"{c}_ns": sums[order, i] for i, c in enumerate(CAUSES)},
-            "queued": (np.arange(n + m) >= n)[order],
+            "queued": (mine >= n)[order],
             "cause": pd.Categorical.from_codes(cause[order], list(CAUSES)),
             "what": _texts(w, names), "source": _texts(w, sources)})[GAP_COLUMNS]
 

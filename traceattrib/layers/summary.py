@@ -103,7 +103,12 @@ def _full(df: pd.DataFrame, by: str, cols: list[str], key: _Keys) -> dict[str, n
     """Per column of `cols`: a (steps of `key`) x (values of `by`, _full_names order) array of the
     column summed per step and value, 0 where a step has none."""
     names = _full_names(df, by)
-    code = pd.Categorical(df[by], categories=names).codes.astype(np.int64)
+    col = df[by]
+    if isinstance(col.dtype, pd.CategoricalDtype):  # its codes mapped, no text compared per row
+        lut = np.r_[pd.Index(names).get_indexer(col.cat.categories), -1]
+        code = lut[col.cat.codes.to_numpy(np.int64)]
+    else:
+        code = pd.Categorical(col, categories=names).codes.astype(np.int64)
     row = key.row_of(df)
     ok = (row >= 0) & (code >= 0)
     cell = row[ok] * len(names) + code[ok]
@@ -127,7 +132,7 @@ def _type_labels(inner: pd.DataFrame, mods: pd.DataFrame) -> dict[int, str]:
     counts = counts.sort_values(["layer", "n", "type"], ascending=[True, False, True], kind="stable")
     typ = counts.drop_duplicates("layer").set_index("layer")["type"]  # each layer's most frequent type
     pairs = mods.loc[mods["layer"] >= 0, ["layer", "module"]].drop_duplicates()
-    held = pairs.groupby("layer")["module"].agg(set)
+    held = pairs.groupby("layer")["module"].agg(lambda m: set(m.astype(object)))
     names: dict[int, str] = {}
     for t in sorted(set(typ)):
         layers_t = [int(i) for i in typ.index[typ == t]]
@@ -167,7 +172,7 @@ def _slow(layers: list[LayerTime], mods: pd.DataFrame, key: _Keys) -> list[SlowL
         return []
     ratio = t / np.where(med > 0, med, med_all)
     inner = mods[mods["layer"] >= 0]
-    per = inner.groupby(["layer", "module"])["time_ns"].sum() / max(len(key), 1)
+    per = inner.groupby(["layer", "module"], observed=True)["time_ns"].sum() / max(len(key), 1)
     out = []
     for i in np.argsort(-ratio, kind="stable")[:3]:
         r = ratio[i]

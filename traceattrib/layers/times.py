@@ -55,7 +55,7 @@ def concat(parts: list[Times]) -> Times | None:
 def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: np.ndarray,
           buckets: tuple[str, ...]) -> Times:
     """The unions of every layer, layer and bucket, layer and module, and module of every step."""
-    from ..attribute import category_unions
+    from ..attribute import category_unions_many
 
     step = ops["step"].to_numpy(np.int64)
     keep = (step >= 0) & (a.layer != NO_STEP) & (a.module >= 0)
@@ -67,14 +67,13 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     nl = int(a.layer[keep].max()) + 2 if keep.any() else 1  # layer + 1: 0 is OUTSIDE
     nb, nm = len(buckets), max(len(a.modules), 1)
     lay = np.where(keep, a.layer + 1, 0)
-    lt, _ = category_unions(s, e, lay, st, start, span, nl)
     # the (layer, bucket) and (layer, module) pairs that occur, as compact codes: dense tables over
     # every pair would grow with layers x modules x steps
     lb_code, lb_pairs = _compact(np.where(keep, lay * nb + bucket_codes, 0), nl * nb)
-    lbt, _ = category_unions(s, e, lb_code, st, start, span, lb_pairs.size)
     lm_code, lm_pairs = _compact(np.where(keep, lay * nm + np.maximum(a.module, 0), 0), nl * nm)
-    lmt, _ = category_unions(s, e, lm_code, st, start, span, lm_pairs.size)
-    mt, mx = category_unions(s, e, np.maximum(a.module, 0), st, start, span, nm)
+    (lt, _), (lbt, _), (lmt, _), (mt, mx) = category_unions_many(
+        s, e, [(lay, nl), (lb_code, lb_pairs.size), (lm_code, lm_pairs.size), (np.maximum(a.module, 0), nm)],
+        st, start, span)
     lmc = np.bincount(st[keep] * lm_pairs.size + lm_code[keep], minlength=len(table) * lm_pairs.size)
     mc = np.bincount(st[keep] * nm + a.module[keep], minlength=len(table) * nm)
     si, li = np.nonzero(lt > 0)
@@ -88,15 +87,16 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
             per = pd.DataFrame(lbt[:, cols], columns=lb_pairs[cols] // nb).stack()
             layers[f"{b}_ns"] = per.reindex(at, fill_value=0).to_numpy(np.int64)
     si, ci = np.nonzero(lmc.reshape(len(table), lm_pairs.size) > 0)
-    names = np.asarray(a.modules + ["other"], dtype=object)
+    # module names as categories: a million rows of strings would cost more than the times
+    names = pd.Index(list(a.modules) or ["other"], dtype=object)  # (distinct: Assignment.modules)
     pair = lm_pairs[ci]
     modules = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": pair // nm - 1,
-                            "module": names[pair % nm],
+                            "module": pd.Categorical.from_codes(pair % nm, names),
                             "time_ns": lmt[si, ci], "count": lmc.reshape(len(table), lm_pairs.size)[si, ci]})
     mc2 = mc.reshape(len(table), nm)
     si, mi = np.nonzero(mc2 > 0)
     steps = pd.DataFrame({"rank": rank[si], "step": index[si],
-                          "module": names[mi],
+                          "module": pd.Categorical.from_codes(mi, names),
                           "time_ns": mt[si, mi], "exposed_ns": mx[si, mi], "count": mc2[si, mi]})
     sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
                             "reference": a.reference.astype(object)})
