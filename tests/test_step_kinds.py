@@ -221,6 +221,25 @@ def test_one_forward_with_flattened_tokens_counts_sequences_by_the_lm_head(name,
     assert st["tokens"].iloc[0] == full.steps["tokens"].iloc[index]
 
 
+@pytest.mark.parametrize("name,index,seqs", [("serve_piecewise_noann_nsys", 0, 4), ("serve_piecewise_torch", 0, 4),
+                                             ("hf_generate_torch", 0, 2), ("llama_eager_torch", 0, 1)])
+def test_a_prefill_from_a_mean_over_flattened_sequences_may_be_mixed(name, index, seqs):
+    """Tokens over the logits rows (512 / 4) say prefill, but not whether all four sequences were
+    prefilled or one chunk was batched with three decodes (vLLM V1's mixed batch): a note says the
+    trace cannot tell, counting the steps; one sequence (256 / 1) leaves no doubt."""
+    full = analyze(load(name))
+    t = edits.without_names(load(name))
+    if name.endswith("torch"):
+        t = edits.gemm_shapes_only(t)
+    rep = analyze(edits.window(t, *_iteration_window(full, index)))
+    assert list(rep.steps["kind"]) == ["prefill"]
+    said = [n for n in rep.notes if n.code == "steps.maybe_mixed"]
+    assert [n.counts for n in said] == ([(1,)] if seqs > 1 else [])
+    if seqs > 1:
+        assert any(x.startswith("1 prefill step(s) are called so from their tokens over their sequences")
+                   for x in texts(rep.notes))
+
+
 def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():
     """A chunked-prefill batch under FlashInfer runs the ragged prefill kernel for the new tokens
     and the decode kernel for the running sequences in one forward: mixed."""

@@ -86,6 +86,10 @@ TEXT: dict[str, Words] = {
     "steps.training": lambda c, a: "the trace holds backward kernels (training): steps are iterations, not prefill or decode",
     "steps.kinds_inferred": lambda c, a: "step kinds inferred, not named: " + ", ".join(
         f"{v} from {k}" for v, k in zip(c, a)),
+    "steps.maybe_mixed": lambda c, a: (f"{c[0]} prefill step(s) are called so from their tokens over their "
+                                       "sequences (the logits rows): a batch of prefills and a chunked prefill "
+                                       "batched with decodes (mixed) look the same in the trace; step names with "
+                                       "the engine's batch counts would tell"),
     "steps.kinds_disputed": lambda c, a: (f"{c[0]} step(s) where some evidence said another kind ("
                                           + ", ".join(a) + "; each step's kind_against in the JSON says which)"),
     # the merge (analysis.py)

@@ -10,7 +10,8 @@ deciding one first), `kind_against` the ones that said another kind. ORDER:
   tokens per sequence  measured: query tokens per sequence of the attention ops (shapes), of the
                        embedding lookup, or tokens over the sequences whose last token is gathered
                        for the logits (the lm_head GEMM's rows, or launch grids); 1 is decode, 16
-                       or more a prefill
+                       or more a prefill (from a mean over several sequences, a prefill the
+                       trace cannot tell from a mixed batch: a note says so)
   KV +1 per step       measured: the keys each query sees grew by one since the previous step
   tokens               a step with 4x the fewest tokens of the trace (and 16+) is a prefill, the
                        rest decode (tokens from the name, the GEMMs' rows, row kernels' grids)
@@ -147,6 +148,7 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
             if not s.startswith("name"):
                 v[train] = ""  # a training iteration is neither prefill nor decode, whatever it looks like
     kind, evidence, against = _decide(votes, n)
+    notes += _maybe_mixed(f, kind, evidence)
     if (train & (kind == "unknown")).any():
         notes.append(note("steps.training"))
     # kinds the step names did not say (a name that agreed makes the kind named, whatever decided)
@@ -219,16 +221,23 @@ def _by_name(f: _Facts, source: str) -> np.ndarray:
 
 
 def _by_tokens_per_sequence(f: _Facts) -> np.ndarray:
-    """Query tokens per sequence: from the attention ops' (or the embedding's) shapes, else the
-    step's tokens over the rows of its last GEMM (the lm_head) or of its last row-kernel launch
-    when those are fewer (the last token of each sequence, gathered for the logits). 1: decode;
-    PREFILL_Q or more: prefill."""
+    """Query tokens per sequence (_per_sequence): 1 is decode; PREFILL_Q or more prefill."""
+    q, _ = _per_sequence(f)
+    return _votes(q.size, (q == 1, "decode"), (q >= PREFILL_Q, "prefill"))
+
+
+def _per_sequence(f: _Facts) -> tuple[np.ndarray, np.ndarray]:
+    """Per step (query tokens per sequence, NaN unknown; True where that is a mean over a flattened
+    batch): from the attention ops' (or the embedding's) shapes, else the step's tokens over the
+    rows of its last GEMM (the lm_head) or of its last row-kernel launch when those are fewer (the
+    last token of each sequence, gathered for the logits)."""
     p = f.phys
     # the attention ops' query length, unless the GEMMs' rows over the sequences say fewer: code
     # that packs a KV head's query heads as queries (FlashAttention's GQA decode trick, done in
     # Python) shows them as the query length
     per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1), np.inf)
     q = np.where(p.q_shapes > 0, np.minimum(p.q_shapes, per_seq), np.nan)
+    shaped = q > 0
     # the GEMMs' rows over the lm_head's (one row per sequence where the engine computes the
     # logits of each sequence's last token only): vLLM flattens the batch, so neither its
     # attention nor its embedding shapes count the sequences
@@ -236,7 +245,18 @@ def _by_tokens_per_sequence(f: _Facts) -> np.ndarray:
     q = np.where(q > 0, q, np.where(lm, p.tokens_shapes / np.maximum(p.last_gemm_rows, 1), np.nan))
     grid = (p.last_rows > 0) & (p.rows_grid > p.last_rows)
     q = np.where(q > 0, q, np.where(grid, p.rows_grid / np.maximum(p.last_rows, 1), np.nan))
-    return _votes(q.size, (q == 1, "decode"), (q >= PREFILL_Q, "prefill"))
+    seqs = np.where(lm, p.last_gemm_rows, np.where(grid, p.last_rows, 1))
+    return q, ~shaped & (q > 0) & (seqs > 1)
+
+
+def _maybe_mixed(f: _Facts, kind: np.ndarray, evidence: np.ndarray) -> list[Note]:
+    """A prefill decided by tokens per sequence that is a mean over several flattened sequences
+    may as well be a chunked prefill batched with decodes: the trace holds no per-sequence query
+    lengths (vLLM V1 passes them in Python objects, not shapes) to tell them apart."""
+    _, flat = _per_sequence(f)
+    first = np.array([e.split(", ")[0] for e in evidence], dtype=object)
+    m = flat & (kind == "prefill") & (first == "tokens per sequence")
+    return [note("steps.maybe_mixed", counts=(int(m.sum()),))] if m.any() else []
 
 
 def _by_kv_growth(f: _Facts) -> np.ndarray:
