@@ -534,3 +534,24 @@ def test_gaps_add_up_on_generated_traces(tl):
         except TraceError:  # no GPU work, or none inside a step: said in one line
             return
     gaps_add_up(rep)
+
+
+@pytest.mark.parametrize("name", ["idle_causes_nsys.sqlite", "serve_piecewise_torch.pt.trace.json.gz"])
+def test_gaps_of_some_steps_are_those_steps_rows_of_every_gap(name):
+    """IdleCauses.gaps_of(rows) builds the rows of some steps only (a report shows a few): the same
+    rows, values, order and categories as every gap's table cut to those steps, for rows given
+    unsorted and repeated; no rows keeps the columns' types."""
+    tr = read(str(FIXTURES / name))
+    st_ = steps.find_steps(tr)
+    ic = idle.explain(st_.ops, st_.table, tr.launches, tr.cpu_ops, tr.ranges)
+    every = ic.gaps
+    n = len(st_.table)
+    assert n >= 3 and len(every) > n
+    rows = np.array([n - 1, 0, n - 1, n // 2])
+    want = every[np.isin(every["step"].to_numpy(), rows)].reset_index(drop=True)
+    got = ic.gaps_of(rows)
+    assert len(got) == len(want) > 0
+    pd.testing.assert_frame_equal(got, want)
+    none = ic.gaps_of(np.zeros(0, np.int64))
+    assert len(none) == 0 and list(none.columns) == list(every.columns)
+    assert (none.dtypes == every.dtypes).all()

@@ -258,16 +258,25 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
     bd.steps["integrity"] = checks.flags
+    shown = timeline.shown_rows(bd.steps)
+    # the gaps' rows now, so that what idle causes worked with is let go before the work below
+    all_gaps = _gap_table(ic.gaps, bd.steps) if keep_ops else None
+    if all_gaps is None:
+        gap_detail = _gap_table(ic.gaps_of(shown["row"].to_numpy()), bd.steps)
+    else:
+        gap_detail = all_gaps.iloc[np.flatnonzero(np.isin(all_gaps["step"].to_numpy(),
+                                                          bd.steps["index"].to_numpy()[shown["row"].to_numpy()]))]
+        gap_detail = gap_detail.reset_index(drop=True)
+    idle_labels = ic.labels
+    del ic
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
-    shown = timeline.shown_rows(bd.steps)
     detail = timeline.ops(st.ops, codes, attribute.ALL_BUCKETS, trace.kernels, trace.memops, bd.steps,
                           shown["row"].to_numpy())
-    gap_detail = _gap_table(ic.gaps_of(shown["row"].to_numpy()), bd.steps)
     res = RankResult(rank=rank, evidence=st.evidence, why=st.why, steps=bd.steps, collectives=bd.collectives,
                      instances=inst, kernel_totals=totals,
-                     buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=ic.labels,
+                     buckets=bd.buckets, notes=st.notes + bd.notes + sol_notes, idle_labels=idle_labels,
                      has_launches=bool(len(trace.launches)),  # idle notes: from the merged totals
                      shown=pd.DataFrame({"rank": bd.steps["rank"].to_numpy()[shown["row"].to_numpy()].astype(np.int64),
                                          "step": bd.steps["index"].to_numpy()[shown["row"].to_numpy()],
@@ -284,7 +293,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
             step = kstep if name == "kernels" else _op_step(st, kind, n)
             setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
                                                      "module": module}), perm.get(name)))
-        res.gaps = _gap_table(ic.gaps, bd.steps)
+        res.gaps = all_gaps
     return res
 
 

@@ -49,16 +49,25 @@ class Pattern:
     which folds every character class, cost 0.15-0.4 s of every command."""
 
     __slots__ = ("pattern", "_rx")
-    flags = int(re.IGNORECASE | re.UNICODE)  # what re.compile(pattern, re.IGNORECASE).flags reads
 
     def __init__(self, pattern: str, eager: bool = True):
         self.pattern = pattern
         self._rx = re.compile(pattern, re.IGNORECASE) if eager else None
 
+    @property
+    def flags(self) -> int:
+        """re.compile(pattern, re.IGNORECASE).flags: inline flags ((?s), (?a), ...) included."""
+        if self._rx is None and "(?" not in self.pattern:
+            return int(re.IGNORECASE | re.UNICODE)
+        return self._compiled().flags
+
     def search(self, text: str) -> re.Match | None:
+        return self._compiled().search(text)
+
+    def _compiled(self) -> re.Pattern:
         if self._rx is None:
             self._rx = re.compile(self.pattern, re.IGNORECASE)
-        return self._rx.search(text)
+        return self._rx
 
 
 @dataclass(frozen=True)

@@ -252,10 +252,14 @@ def _per_sequence(f: _Facts) -> tuple[np.ndarray, np.ndarray]:
 def _maybe_mixed(f: _Facts, kind: np.ndarray, evidence: np.ndarray) -> list[Note]:
     """A prefill decided by tokens per sequence that is a mean over several flattened sequences
     may as well be a chunked prefill batched with decodes: the trace holds no per-sequence query
-    lengths (vLLM V1 passes them in Python objects, not shapes) to tell them apart."""
+    lengths (vLLM V1 passes them in Python objects, not shapes) to tell them apart, unless an
+    engine's prefill-only attention kernel agreed."""
     _, flat = _per_sequence(f)
-    first = np.array([e.split(", ")[0] for e in evidence], dtype=object)
-    m = flat & (kind == "prefill") & (first == "tokens per sequence")
+    said = [e.split(", ") for e in evidence]
+    # an engine's decode-only attention kernel would have run for decodes in the batch (and made
+    # the step mixed): where its prefill kernel agreed, the batch held none
+    first = np.array([x[0] == "tokens per sequence" and "attention kernel" not in x for x in said], dtype=bool)
+    m = flat & (kind == "prefill") & first
     return [note("steps.maybe_mixed", counts=(int(m.sum()),))] if m.any() else []
 
 
