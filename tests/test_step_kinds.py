@@ -153,21 +153,27 @@ def test_one_varlen_kernel_for_every_batch_is_not_a_prefill_kernel(name):
     assert summary_of(rep)["by_kind"]["prefill"]["summarized_steps"] == 1
 
 
-def test_paged_decode_kernel_in_the_prefill_step_does_not_make_it_a_decode():
-    """vLLM V1 on MI300X (its paged decode kernel launched over every sequence, prefill steps
-    included) was called all decode. Here the decodes' attention is that kernel, the prefill's
-    attention half that kernel, half the Triton prefill kernel: kinds from launch grids."""
+def _engine_attention(later: str, first_even: str, first_odd: str):
+    """serve_eager_noann_torch without names and shapes, its attention kernels renamed as another
+    engine's: `later` in every step but the first, whose attention kernels alternate between
+    `first_even` and `first_odd`."""
     t = edits.without_shapes(edits.without_names(load("serve_eager_noann_torch")))
     att = edits.attention_rows(t)
     first = analyze(t).kernels["step"].to_numpy() == 0
     pre = np.flatnonzero(att & first)
-    t = edits.rename_kernels(t, att & ~first, edits.ROCM_PAGED_DECODE)
-    mask = np.zeros(len(att), bool)
-    mask[pre[::2]] = True
-    t = edits.rename_kernels(t, mask, edits.ROCM_PAGED_DECODE)
-    mask[:] = False
-    mask[pre[1::2]] = True
-    t = edits.rename_kernels(t, mask, edits.ROCM_PREFILL)
+    t = edits.rename_kernels(t, att & ~first, later)
+    for rows, name in ((pre[::2], first_even), (pre[1::2], first_odd)):
+        mask = np.zeros(len(att), bool)
+        mask[rows] = True
+        t = edits.rename_kernels(t, mask, name)
+    return t
+
+
+def test_paged_decode_kernel_in_the_prefill_step_does_not_make_it_a_decode():
+    """vLLM V1 on MI300X (its paged decode kernel launched over every sequence, prefill steps
+    included) was called all decode. Here the decodes' attention is that kernel, the prefill's
+    attention half that kernel, half the Triton prefill kernel: kinds from launch grids."""
+    t = _engine_attention(edits.ROCM_PAGED_DECODE, edits.ROCM_PAGED_DECODE, edits.ROCM_PREFILL)
     st = analyze(t).steps
     assert list(st["kind"]) == ["prefill"] + ["decode"] * 10
     assert not st["warmup"].iloc[0] and not st["outlier"].iloc[0]
@@ -243,17 +249,7 @@ def test_a_prefill_from_a_mean_over_flattened_sequences_may_be_mixed(name, index
 def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():
     """A chunked-prefill batch under FlashInfer runs the ragged prefill kernel for the new tokens
     and the decode kernel for the running sequences in one forward: mixed."""
-    t = edits.without_shapes(edits.without_names(load("serve_eager_noann_torch")))
-    att = edits.attention_rows(t)
-    first = analyze(t).kernels["step"].to_numpy() == 0
-    pre = np.flatnonzero(att & first)
-    t = edits.rename_kernels(t, att & ~first, edits.FLASHINFER_DECODE)
-    mask = np.zeros(len(att), bool)
-    mask[pre[::2]] = True
-    t = edits.rename_kernels(t, mask, edits.FLASHINFER_RAGGED)
-    mask[:] = False
-    mask[pre[1::2]] = True
-    t = edits.rename_kernels(t, mask, edits.FLASHINFER_DECODE)
+    t = _engine_attention(edits.FLASHINFER_DECODE, edits.FLASHINFER_RAGGED, edits.FLASHINFER_DECODE)
     st = analyze(t).steps
     assert list(st["kind"]) == ["mixed"] + ["decode"] * 10
     assert st["kind_evidence"].iloc[0].startswith("attention kernel")

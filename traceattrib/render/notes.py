@@ -49,6 +49,25 @@ def _straggler(rank, last_share, calls, kind, late_ns, waiter, wait_ns, wait_sha
 
 Words = Callable[[tuple[int, ...], tuple[Any, ...]], str]
 
+# what each integrity check found, said after its counts and ranks (_integrity)
+_INTEGRITY = {
+    "stream_overlap": "GPU op(s) start before the op before them on their stream ended (beyond the profiler's "
+                      "timestamp noise): records were lost or misordered, so busy and idle time on those streams "
+                      "are not what ran",
+    "durations": "GPU op(s) have a zero, negative or impossible duration (longer than any real op, or orders of "
+                 "magnitude longer than other calls of the same kernel): the profiler's timestamps are wrong there",
+    "drops": "sign(s) that records were lost (rows the reader dropped, the profiler's messages that it lost "
+             "records, its message table unreadable); where in the trace cannot be told, so every step of the rank "
+             "is affected (a larger profiler buffer, or a shorter capture, avoids it)",
+    "unlaunched": "GPU op(s) inside steps have no launch call in the trace: API records were lost, so launch and "
+                  "idle causes of those steps are not known",
+    "lost_ops": "kernel or graph launch call(s) within the steps ran no GPU op in the trace: GPU records were lost, "
+                "so those steps miss GPU time",
+    "clocks": "collective call(s) cannot be lined up across ranks on one timeline (the ranks' clocks drift, or no "
+              "collective matched): wait, transfer and job figures of those steps are not reliable",
+}
+
+
 TEXT: dict[str, Words] = {
     # what a reader passed on verbatim
     "input": lambda c, a: a[0],
@@ -166,25 +185,7 @@ TEXT: dict[str, Words] = {
     "comm.link_given": lambda c, a: f"link: {a[0]}, {a[1]:g} GB/s per direction (--link)",
     "comm.link_unknown": lambda c, a: "link: unknown for these GPUs; pass --link NAME|GBPS to compare bandwidths with a peak",
     # integrity (counts: records that failed, records looked at, steps affected; args: ranks, what was said)
-    "integrity.stream_overlap": lambda c, a: _integrity(
-        c, a, "GPU op(s) start before the op before them on their stream ended (beyond the profiler's timestamp "
-        "noise): records were lost or misordered, so busy and idle time on those streams are not what ran"),
-    "integrity.durations": lambda c, a: _integrity(
-        c, a, "GPU op(s) have a zero, negative or impossible duration (longer than any real op, or orders of "
-        "magnitude longer than other calls of the same kernel): the profiler's timestamps are wrong there"),
-    "integrity.drops": lambda c, a: _integrity(
-        c, a, "sign(s) that records were lost (rows the reader dropped, the profiler's messages that it lost "
-        "records, its message table unreadable); where in the trace cannot be told, so every step of the rank is "
-        "affected (a larger profiler buffer, or a shorter capture, avoids it)"),
-    "integrity.unlaunched": lambda c, a: _integrity(
-        c, a, "GPU op(s) inside steps have no launch call in the trace: API records were lost, so launch and idle "
-        "causes of those steps are not known"),
-    "integrity.lost_ops": lambda c, a: _integrity(
-        c, a, "kernel or graph launch call(s) within the steps ran no GPU op in the trace: GPU records were lost, "
-        "so those steps miss GPU time"),
-    "integrity.clocks": lambda c, a: _integrity(
-        c, a, "collective call(s) cannot be lined up across ranks on one timeline (the ranks' clocks drift, or "
-        "no collective matched): wait, transfer and job figures of those steps are not reliable"),
+    **{f"integrity.{check}": (lambda c, a, what=what: _integrity(c, a, what)) for check, what in _INTEGRITY.items()},
     "clocks.one": lambda c, a: "one capture, one clock",
     "clocks.aligned": lambda c, a: "aligned on matched collective end times",
     "clocks.own": lambda c, a: "each file's own clock (no collectives matched across ranks to align them)",
