@@ -101,20 +101,14 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
 
 
-def category_unions(start_ns: np.ndarray, end_ns: np.ndarray, code: np.ndarray, step: np.ndarray,
-                    step_start_ns: np.ndarray, step_span_ns: np.ndarray, ncodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per step and category (nsteps x ncodes, ns): the union of the category's ops and the time when
-    it alone runs, for ops [start_ns, end_ns) of category `code` (0..ncodes-1) in step `step`
-    (row into step_start_ns / step_span_ns; ops with step < 0 are left out). What breakdown does
-    for buckets, for any grouping of ops (layers, modules)."""
-    return category_unions_many(start_ns, end_ns, [(code, ncodes)], step, step_start_ns, step_span_ns)[0]
-
-
 def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list[tuple[np.ndarray, int]],
                          step: np.ndarray, step_start_ns: np.ndarray,
                          step_span_ns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """category_unions for several codings (code, ncodes) of the same ops: the ops are laid out and
-    merged into the segments of their union once for all of them."""
+    """Per coding (code, ncodes) of the same ops, per step and category (nsteps x ncodes, ns): the
+    union of the category's ops and the time when it alone runs, for ops [start_ns, end_ns) of
+    category `code` (0..ncodes-1) in step `step` (row into step_start_ns / step_span_ns; ops with
+    step < 0 are left out). What breakdown does for buckets, for any grouping of ops (layers,
+    modules); the ops are laid out and merged into the segments of their union once for all codings."""
     nsteps = len(step_start_ns)
     m = step >= 0
     sid = step[m]

@@ -91,6 +91,16 @@ def launched_before_trace(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarr
     return out
 
 
+def in_graph(ops: pd.DataFrame, kernels: pd.DataFrame) -> np.ndarray:
+    """Per op of gpu_ops' table: True for what ran inside a CUDA graph (whole-graph executions and
+    kernels with a graph id)."""
+    out = (ops["kind"] == "graph").to_numpy(copy=True)  # compared on the categorical's codes: no string per op
+    k = (ops["kind"] == "kernel").to_numpy()
+    if k.any():
+        out[k] = kernels["graph_id"].notna().to_numpy()[ops["src"].to_numpy()[k]]
+    return out
+
+
 def rank_rows(ops: pd.DataFrame) -> list[tuple[object, np.ndarray]]:
     """(rank, its rows in order) per rank, ranks ascending. gpu_ops' table is sorted by rank, so
     each rank's rows are one run (no grouping needed)."""

@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from . import vocab
+from .gpuops import in_graph
+from .intervals import pack_keys
 from .model import Trace
 from .notes import Note, note
 from .report import AffectedStep, Integrity, IntegrityCheck
@@ -99,7 +101,7 @@ def rank_checks(trace: Trace, ops: pd.DataFrame, steps: pd.DataFrame, kernel_buc
                 hit[s, j] = True
         rows.append((rank, check, status, cnt, int(checked), DETAIL_SEP.join(detail)))
 
-    graph = _in_graph(trace, ops)
+    graph = in_graph(ops, trace.kernels)
     bad = stream_overlap(ops, graph, lim.overlap_slack_ns)
     add("stream_overlap", OK if (~graph).any() else SKIPPED, bad, int((~graph).sum()))
     bad = durations(ops, kernel_bucket, lim)
@@ -119,18 +121,6 @@ def rank_checks(trace: Trace, ops: pd.DataFrame, steps: pd.DataFrame, kernel_buc
     names = np.array(CHECKS, dtype=object)
     return RankChecks(pd.DataFrame(rows, columns=CHECK_COLUMNS),
                       np.array([",".join(names[r]) for r in hit], dtype=object) if n else np.empty(0, object))
-
-
-def _in_graph(trace: Trace, ops: pd.DataFrame) -> np.ndarray:
-    """Ops that ran inside a CUDA graph: whole-graph executions and kernels with a graph id."""
-    if not len(ops):
-        return np.zeros(0, bool)
-    out = (ops["kind"] == "graph").to_numpy(copy=True)  # compared on the categorical's codes: no string per op
-    k = (ops["kind"] == "kernel").to_numpy()
-    if k.any():
-        gid = trace.kernels["graph_id"].notna().to_numpy()
-        out[k] = gid[ops["src"].to_numpy()[k]]
-    return out
 
 
 def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.ndarray:
@@ -231,8 +221,9 @@ def lost_ops(launches: pd.DataFrame, ops: pd.DataFrame, steps: pd.DataFrame,
     look &= ~_captured(launches, per(lim.capture_begin), per(lim.capture_end))
     if not look.any():
         return lost, where, 0
-    key = lambda t: (t["pid"].to_numpy(np.int64) << 32) ^ t["correlation"].to_numpy(np.int64)  # noqa: E731
-    lost = look & ~np.isin(key(launches), key(ops))
+    cols = ("pid", "correlation")
+    lk, ok = pack_keys([launches[c].to_numpy(np.int64) for c in cols], [ops[c].to_numpy(np.int64) for c in cols])
+    lost = look & ~np.isin(lk, ok)
     # the step a call's work belongs to: the first step that had not ended when it was made
     ends = steps["end_ns"].to_numpy(np.int64)
     order = np.argsort(ends, kind="stable")
@@ -246,7 +237,8 @@ def _captured(launches: pd.DataFrame, begin: np.ndarray, end: np.ndarray) -> np.
     out = np.zeros(len(launches), bool)
     if not begin.any():
         return out
-    thread = (launches["pid"].to_numpy(np.int64) << 24) ^ launches["tid"].to_numpy(np.int64)
+    cols = [launches[c].to_numpy(np.int64) for c in ("pid", "tid")]
+    thread = pack_keys(cols, [c[:0] for c in cols])[0]
     start = launches["start_ns"].to_numpy(np.int64)
     order = np.lexsort((start, thread))
     delta = np.where(begin, 1, np.where(end, -1, 0))[order]

@@ -36,6 +36,7 @@ from ..model import (
 )
 from . import nccl_nvtx
 from ._sqlite import Columns, SqliteSource
+from .messages import distinct
 from .nsys_tables import (
     CALLCHAIN_TABLE,
     DRIVER_TABLE,
@@ -653,14 +654,7 @@ def _diagnostics(src: SqliteSource) -> tuple[list[str], list[str]]:
         rows = src.rows(f'select "text" from "{t}" where "severity" in (2, 3){order} limit 10000', t)
     except TraceError as e:
         return [], [f"{t} cannot be read ({str(e).rsplit('(', 1)[-1].rstrip(')')})"]
-    out = []
-    for (v,) in rows:
-        text = _str(v)
-        if text and text not in out:
-            out.append(" ".join(text.split())[:300])
-        if len(out) >= DIAGNOSTIC_KEEP:
-            break
-    return out, []
+    return distinct((_str(v) for (v,) in rows), DIAGNOSTIC_KEEP), []
 
 
 def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:

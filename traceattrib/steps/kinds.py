@@ -38,13 +38,14 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from ..gpuops import in_graph
 from ..notes import Note, note
 from .arrays import pair_counts
 from .inputs import Context, training_kernels
 from .names import name_evidence
-from .physical import GEMM_OPS, Physical, gemm_rows, measure, tokens_from_shapes
+from .physical import GEMM_OPS, Physical, measure
 
-__all__ = ["GEMM_OPS", "ORDER", "describe", "gemm_rows", "infer_kinds", "layers_per_step", "tokens_from_shapes"]
+__all__ = ["GEMM_OPS", "ORDER", "describe", "infer_kinds", "layers_per_step"]
 
 ORDER = ("name (counts)", "tokens per sequence", "KV +1 per step", "tokens", "launch grid", "span and tokens",
          "name (words)", "attention kernel", "graph replay", "span")
@@ -139,8 +140,9 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
     notes: list[Note] = []
     votes = {"name (counts)": _by_name(f, "counts"), "name (words)": _by_name(f, "words")}
     train = _training_steps(f)
+    q, flat = _per_sequence(f)
     if not train.all():
-        votes.update({"tokens per sequence": _by_tokens_per_sequence(f), "KV +1 per step": _by_kv_growth(f),
+        votes.update({"tokens per sequence": _by_tokens_per_sequence(q), "KV +1 per step": _by_kv_growth(f),
                       "tokens": _each_rank(f, _by_tokens), "launch grid": _each_rank(f, _by_launch_grids),
                       "span and tokens": _by_span_and_tokens(f), "attention kernel": _by_attention(f),
                       "graph replay": _by_graph_replays(f), "span": _each_rank(f, _by_spans)})
@@ -148,7 +150,7 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
             if not s.startswith("name"):
                 v[train] = ""  # a training iteration is neither prefill nor decode, whatever it looks like
     kind, evidence, against = _decide(votes, n)
-    notes += _maybe_mixed(f, kind, evidence)
+    notes += _maybe_mixed(flat, kind, evidence)
     if (train & (kind == "unknown")).any():
         notes.append(note("steps.training"))
     # kinds the step names did not say (a name that agreed makes the kind named, whatever decided)
@@ -220,9 +222,8 @@ def _by_name(f: _Facts, source: str) -> np.ndarray:
     return np.where(ok, k, "").astype(object)
 
 
-def _by_tokens_per_sequence(f: _Facts) -> np.ndarray:
-    """Query tokens per sequence (_per_sequence): 1 is decode; PREFILL_Q or more prefill."""
-    q, _ = _per_sequence(f)
+def _by_tokens_per_sequence(q: np.ndarray) -> np.ndarray:
+    """Query tokens per sequence (per step, _per_sequence's): 1 is decode; PREFILL_Q or more prefill."""
     return _votes(q.size, (q == 1, "decode"), (q >= PREFILL_Q, "prefill"))
 
 
@@ -249,12 +250,12 @@ def _per_sequence(f: _Facts) -> tuple[np.ndarray, np.ndarray]:
     return q, ~shaped & (q > 0) & (seqs > 1)
 
 
-def _maybe_mixed(f: _Facts, kind: np.ndarray, evidence: np.ndarray) -> list[Note]:
+def _maybe_mixed(flat: np.ndarray, kind: np.ndarray, evidence: np.ndarray) -> list[Note]:
     """A prefill decided by tokens per sequence that is a mean over several flattened sequences
     may as well be a chunked prefill batched with decodes: the trace holds no per-sequence query
     lengths (vLLM V1 passes them in Python objects, not shapes) to tell them apart, unless an
-    engine's prefill-only attention kernel agreed."""
-    _, flat = _per_sequence(f)
+    engine's prefill-only attention kernel agreed. flat: per step, _per_sequence's mean over
+    several flattened sequences."""
     said = [e.split(", ") for e in evidence]
     # an engine's decode-only attention kernel would have run for decodes in the batch (and made
     # the step mixed): where its prefill kernel agreed, the batch held none
@@ -385,13 +386,8 @@ def _by_attention(f: _Facts) -> np.ndarray:
 
 def _by_graph_replays(f: _Facts) -> np.ndarray:
     """CUDA-graph replays of the whole model are decode; eager steps among them prefill."""
-    ops, kernels = f.ctx.ops, f.ctx.trace.kernels
     n, sid = f.span.size, f.sid
-    gk = kernels["graph_id"].notna().to_numpy() if len(kernels) else np.zeros(0, bool)
-    graphed = np.zeros(len(ops), bool)
-    m = (ops["kind"] == "kernel").to_numpy()
-    graphed[m] = gk[ops["src"].to_numpy()[m]]
-    graphed |= (ops["kind"] == "graph").to_numpy()
+    graphed = in_graph(f.ctx.ops, f.ctx.trace.kernels)
     inside = sid >= 0
     share = np.bincount(sid[inside & graphed], minlength=n)[:n] / np.maximum(np.bincount(sid[inside], minlength=n)[:n], 1)
     # within each rank: replays of the whole model on two steps or more

@@ -100,13 +100,6 @@ def gemm_rows(op: str, dims: str) -> int:
     return -1
 
 
-def tokens_from_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> np.ndarray:
-    """Tokens per step: the most common row count (ties: the larger) of the GEMM ops whose kernels
-    the step holds, each op counted once; -1 where no GEMM has shapes. step: per op, its step (-1
-    outside)."""
-    return gemm_shapes(trace, ops, step, nsteps)[0]
-
-
 def gemm_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -> tuple[np.ndarray, np.ndarray]:
     """Per step, from the rows of the GEMM ops whose kernels it holds (each op counted once): the
     most common row count (tokens; ties: the larger) and the rows of its last GEMM (the lm_head:

@@ -11,6 +11,7 @@ import pandas as pd
 
 from ...errors import TraceError
 from ...model import categorical_from
+from ..messages import distinct
 from .fields import GPU_CATS, INT32_MAX, TIME_LIMIT_NS, TS_BAD, TS_MISSING
 
 
@@ -95,16 +96,7 @@ def profiler_messages(h: dict) -> list[str]:
     """Kineto's warning and error log lines (top-level `WARNING` / `ERROR` lists), distinct, in
     order: where the profiler says it dropped records. Entries that are not text are skipped: this
     is evidence about the capture, never a reason to refuse the file."""
-    out: list[str] = []
-    for key in MESSAGE_KEYS:
-        v = h.get(key)
-        for m in v if isinstance(v, list) else []:
-            text = " ".join(m.split())[:300] if isinstance(m, str) else ""
-            if text and text not in out:
-                out.append(text)
-            if len(out) >= MESSAGES_KEEP:
-                return out
-    return out
+    return distinct((m for key in MESSAGE_KEYS if isinstance(h.get(key), list) for m in h[key]), MESSAGES_KEEP)
 
 
 def _devices(props, warnings: list) -> list:
