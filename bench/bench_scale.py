@@ -2,6 +2,7 @@
 
     python bench/make_inputs.py --out DIR_1M --kernels 1000000 --only sqlite    (and 4M, 16M, ...)
     python bench/make_inputs.py --out DIR_1200 --json-mib 1200 --only json      (and 300, 5000, ...)
+    python bench/make_inputs.py --out DIR_50M --kernels 50000000 --ranks 8 --only sqlite  (8 GPUs in one file)
     python bench/bench_scale.py DIR_1M/big_nsys.sqlite DIR_4M/big_nsys.sqlite DIR_1200/big_torch.pt.trace.json ...
 
 Each report runs in a fresh process (`--no-cache --format json`); its wall time and peak RSS

@@ -6,7 +6,10 @@
     least --kernels kernel rows. Copy k of every row of CUPTI_ACTIVITY_KIND_KERNEL, _RUNTIME,
     _MEMCPY, _MEMSET and NVTX_EVENTS has start/end shifted by k x (span + gap) and correlationId
     offset by k x CORR_STRIDE, so the big file is one consistent trace: every kernel still joins
-    its launch call, and the NVTX step ranges repeat with it.
+    its launch call, and the NVTX step ranges repeat with it. With --ranks R the file holds R
+    processes on R GPUs running at once, as one nsys capture of a multi-GPU job does: process r's
+    rows are the copies with the pid in globalPid and globalTid raised by r and deviceId by r
+    (big_nsys_rR.sqlite).
 (b) big_torch.pt.trace.json (+ .json.gz): the events of fixtures/llama_eager_torch.pt.trace.json.gz
     repeated until the plain JSON is at least --json-mib MiB. Copy k has "ts" shifted by a whole
     number of microseconds (k x period: the decimal digits are untouched, so every ns survives) and
@@ -49,9 +52,12 @@ def _stride(max_id: int) -> int:
     return 10 ** max(1, math.ceil(math.log10(max_id + 1)))
 
 
-def make_sqlite(out: Path, min_kernels: int) -> Path:
-    dst = out / "big_nsys.sqlite"
-    tmp = out / "big_nsys.sqlite.tmp"
+PID_UNIT = 1 << 24  # globalPid / globalTid = (vmId << 48) | (pid << 24) | tid
+
+
+def make_sqlite(out: Path, min_kernels: int, ranks: int = 1) -> Path:
+    dst = out / ("big_nsys.sqlite" if ranks == 1 else f"big_nsys_r{ranks}.sqlite")
+    tmp = dst.with_name(dst.name + ".tmp")
     tmp.unlink(missing_ok=True)
     shutil.copyfile(NSYS_SRC, tmp)
     con = sqlite3.connect(tmp)
@@ -66,7 +72,7 @@ def make_sqlite(out: Path, min_kernels: int) -> Path:
                    for t in tables if t != "NVTX_EVENTS")
     corr_stride = _stride(max_corr)
     n0 = con.execute("select count(*) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
-    copies = -(-min_kernels // n0)
+    copies = -(-min_kernels // (n0 * ranks))  # per process
     for t in tables:
         cols = [r[1] for r in con.execute(f"pragma table_info('{t}')")]
         exprs = []
@@ -75,22 +81,27 @@ def make_sqlite(out: Path, min_kernels: int) -> Path:
                 exprs.append(f"o.[{c}] + ks.k * {period}")
             elif c == "correlationId":
                 exprs.append(f"o.[{c}] + ks.k * {corr_stride}")
+            elif c in ("globalPid", "globalTid"):
+                exprs.append(f"o.[{c}] + rs.r * {PID_UNIT}")
+            elif c == "deviceId" and t != "NVTX_EVENTS":
+                exprs.append(f"o.[{c}] + rs.r")
             else:
                 exprs.append(f"o.[{c}]")
         rows0 = con.execute(f"select max(rowid) from {t}").fetchone()[0] or 0
         con.execute(f"""
-            with recursive ks(k) as (select 1 union all select k + 1 from ks where k < {copies - 1})
+            with recursive ks(k) as (select 0 union all select k + 1 from ks where k < {copies - 1}),
+                 rs(r) as (select 0 union all select r + 1 from rs where r < {ranks - 1})
             insert into {t} ({', '.join(f'[{c}]' for c in cols)})
-            select {', '.join(exprs)} from ks cross join {t} as o
-            where o.rowid <= {rows0} order by ks.k, o.rowid""")
+            select {', '.join(exprs)} from ks cross join rs cross join {t} as o
+            where o.rowid <= {rows0} and (ks.k > 0 or rs.r > 0) order by ks.k, o.rowid, rs.r""")
     con.commit()
     counts = {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in tables}
     # every kernel still has its launch call
     orphans = con.execute("""select count(*) from CUPTI_ACTIVITY_KIND_KERNEL where correlationId not in
-        (select correlationId from CUPTI_ACTIVITY_KIND_RUNTIME)""").fetchone()[0]
+        (select correlationId from CUPTI_ACTIVITY_KIND_RUNTIME)""").fetchone()[0] if ranks == 1 else 0
     con.close()
     os.replace(tmp, dst)
-    print(f"{dst}: {dst.stat().st_size / 2**20:.1f} MiB, {copies} copies of {NSYS_SRC.name}, "
+    print(f"{dst}: {dst.stat().st_size / 2**20:.1f} MiB, {copies} copies of {NSYS_SRC.name} x {ranks} process(es), "
           f"period {period} ns, correlation stride {corr_stride}")
     for t, n in counts.items():
         print(f"  {t}: {n:,} rows")
@@ -199,12 +210,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--kernels", type=int, default=1_000_000, help="minimum kernel rows in the SQLite file")
     ap.add_argument("--json-mib", type=float, default=300.0, help="minimum size of the plain JSON (MiB)")
+    ap.add_argument("--ranks", type=int, default=1, help="processes on as many GPUs in the SQLite file")
     ap.add_argument("--only", choices=["sqlite", "json"])
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     if a.only != "json":
-        make_sqlite(a.out, a.kernels)
+        make_sqlite(a.out, a.kernels, a.ranks)
     if a.only != "sqlite":
         make_json(a.out, a.json_mib)
     print(f"done in {time.perf_counter() - t0:.1f} s -> {a.out}")

@@ -432,3 +432,182 @@ def test_cluster_bad_rank_file_is_one_line(capsys, ranks4, scheduler, tmp_path):
     rc = main(["report", str(d), "--no-cache", "--scheduler", scheduler])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and err[0].startswith("traceattrib: error:") and victim.name in err[0]
+
+
+# --- one export of several GPU processes, read and analyzed a process at a time ------------------
+
+def two_processes(src, dst, bad_rows: bool = False) -> str:
+    """A copy of the one-process export `src` with a second process beside it: every row of every
+    table with a process column again, with the pid raised by 1000 (and the device by 1, the sample
+    ids past the first's); bad_rows: the second process also has 2 kernels that end before they start."""
+    import sqlite3
+
+    from traceattrib.ingest.nsys_tables import PROCESS_COLUMN
+
+    shutil.copyfile(src, dst)
+    con = sqlite3.connect(dst)
+    tables = {r[0] for r in con.execute("select name from sqlite_master where type='table'")}
+    off = (con.execute("select max(id) from COMPOSITE_EVENTS").fetchone()[0] or 0) + 1 \
+        if "COMPOSITE_EVENTS" in tables else 0
+    for t, col in list(PROCESS_COLUMN.items()) + [("SAMPLING_CALLCHAINS", None)]:
+        if t not in tables:
+            continue
+        cols = [r[1] for r in con.execute(f"pragma table_info('{t}')")]
+        expr = []
+        for c in cols:
+            if c == col:
+                expr.append(f"[{c}] + {1000 << 24}")
+            elif c == "deviceId" and t != "NVTX_EVENTS":
+                expr.append(f"[{c}] + 1")
+            elif c == "id" and t in ("COMPOSITE_EVENTS", "SAMPLING_CALLCHAINS"):
+                expr.append(f"[{c}] + {off}")
+            else:
+                expr.append(f"[{c}]")
+        names = ", ".join(f"[{c}]" for c in cols)
+        con.execute(f"insert into {t} ({names}) select {', '.join(expr)} from {t}")
+    if bad_rows:
+        con.execute("""insert into CUPTI_ACTIVITY_KIND_KERNEL select * from CUPTI_ACTIVITY_KIND_KERNEL
+                       where globalPid >> 24 = (select max(globalPid >> 24) from CUPTI_ACTIVITY_KIND_KERNEL) limit 2""")
+        con.execute("""update CUPTI_ACTIVITY_KIND_KERNEL set start = "end" + 1000 where rowid in
+                       (select rowid from CUPTI_ACTIVITY_KIND_KERNEL order by rowid desc limit 2)""")
+    con.commit()
+    con.close()
+    return str(dst)
+
+
+@pytest.fixture
+def by_process(monkeypatch):
+    """Every multi-process export read a process at a time; the processes each read asked for."""
+    from traceattrib.ingest import nsys, nsys_tables
+
+    monkeypatch.setattr(nsys_tables, "PIECE_KERNELS", 0)
+    asked = []
+    real = nsys.read
+
+    def spy(path, *a, process=None, **kw):
+        asked.append(process.pid if process is not None else None)
+        return real(path, *a, process=process, **kw)
+
+    monkeypatch.setattr(nsys, "read", spy)
+    return asked
+
+
+def _pids(path) -> list[int]:
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [p for (p,) in con.execute("select distinct (globalPid >> 24) & 16777215 from "
+                                          "CUPTI_ACTIVITY_KIND_KERNEL order by 1")]
+    finally:
+        con.close()
+
+
+def _by_process_equals_whole(path: str, by_process, monkeypatch, **opts) -> Report:
+    ref = whole_trace_report(read(path), **opts)
+    by_process.clear()
+    rep = parallel.analyze_path(path, use_cache=False, **opts)
+    assert by_process == _pids(path)  # each process read alone, in pid order, never the whole file
+    assert_same_report(rep, ref)
+    assert rep.meta["devices"] == ref.meta["devices"] and rep.meta["gpus"] == ref.meta["gpus"]
+    assert renders(rep) == reference_renders(ref, monkeypatch)
+    return rep
+
+
+def test_processes_read_alone_equal_the_whole_file(by_process, monkeypatch):
+    rep = _by_process_equals_whole(str(FIXTURES / "tp2_eager_nsys.sqlite"), by_process, monkeypatch, **OPTIONS)
+    assert rep.meta["world_size"] == 2 and sorted(rep.steps["rank"].unique()) == [0, 1]
+    assert len(rep.comm.instances) and sorted(rep.comm.instances["rank"].unique()) == [0, 1]
+
+
+@needs_shared
+def test_processes_read_alone_equal_the_whole_file_shared(by_process, monkeypatch):
+    _by_process_equals_whole(str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite"), by_process,
+                             monkeypatch)
+
+
+def test_processes_read_alone_with_samples_ranges_and_os_calls(by_process, monkeypatch, tmp_path):
+    """Every table a process owns is cut by its process: OS runtime calls, CPU samples and their
+    call stacks (joined by sample id), NVTX ranges and the domains named among every row."""
+    path = two_processes(FIXTURES / "idle_causes_sampled_nsys.sqlite", tmp_path / "two.sqlite")
+    whole = read(path)
+    by_process.clear()
+    assert (whole.cpu_ops["kind"] == "sample").sum() > 0 and (whole.cpu_ops["kind"] == "osrt").sum() > 0
+    assert sorted(whole.cpu_ops["rank"].unique()) == [0, 1]
+    rep = _by_process_equals_whole(path, by_process, monkeypatch)
+    assert rep.meta["devices"] == [0, 1]
+
+
+def test_processes_read_alone_count_their_dropped_rows(by_process, monkeypatch, tmp_path):
+    path = two_processes(FIXTURES / "tp2_eager_nsys.sqlite", tmp_path / "bad.sqlite", bad_rows=True)
+    ref = whole_trace_report(read(path))
+    by_process.clear()
+    rep = parallel.analyze_path(path, use_cache=False)
+    assert len(by_process) == 4
+    assert rep.meta["integrity"]["dropped_rows"] == ref.meta["integrity"]["dropped_rows"] == \
+        {"CUPTI_ACTIVITY_KIND_KERNEL": 2}
+    # the rows dropped are said for the process that had them (counted among its rows), and only
+    # its steps are doubted (read whole, the file's drops touch every rank)
+    said = [w for w in rep.meta["warnings"] if "dropped 2 of" in w]
+    assert said == ["CUPTI_ACTIVITY_KIND_KERNEL: dropped 2 of 3,460 rows that cannot be placed on the timeline "
+                    "(2 with end < start; first at rowid 13833)"]
+    drops = {c.check: c for c in rep.summary.integrity.checks}["drops"]
+    assert drops.status == "failed" and drops.ranks == [3] and drops.count == 2
+    assert {c.check: c for c in ref.summary.integrity.checks}["drops"].ranks == [0, 1, 2, 3]
+    a, b = summary_of(rep), summary_of(ref)
+    a.pop("integrity"), b.pop("integrity")
+    assert a == b
+    pd.testing.assert_frame_equal(rep.steps.drop(columns=["integrity"]),
+                                  ref.steps.drop(columns=["integrity"]))
+
+
+def test_processes_cached_results_are_per_process(by_process, tmp_path):
+    path = str(FIXTURES / "tp2_eager_nsys.sqlite")
+    cdir = str(tmp_path / "c")
+    first = parallel.analyze_path(path, cache_dir=cdir)
+    assert first.meta["results_cached"] is False and first.meta["cached"] is False
+    again = parallel.analyze_path(path, cache_dir=cdir)
+    assert again.meta["results_cached"] is True
+    assert len(os.listdir(cdir)) == 2  # an entry per process: its tables and its results
+    assert_same_report(again, first)
+    assert by_process == _pids(path)  # read once: the second report came from the stored results
+
+
+def test_cluster_tasks_are_the_processes_of_one_export(capsys, scheduler, tmp_path):
+    """On a cluster the processes of one export are separate tasks, whatever its size."""
+    path = str(FIXTURES / "tp2_eager_nsys.sqlite")
+    opts = ["--format", "json", "--no-cache", "--layers", "4"]
+    here = run(capsys, "report", path, *opts)
+    assert run(capsys, "report", path, "--scheduler", scheduler, *opts) == here
+    from distributed import Client
+
+    tty = FakeTTY()
+    with Client(scheduler) as client, Progress("x", stream=tty, min_interval_s=0) as bar:
+        rep = parallel.analyze_path(path, client=client, progress=bar, use_cache=False)
+    assert "2/2" in tty.getvalue() and sorted(rep.steps["rank"].unique()) == [0, 1]
+
+
+def test_large_ranks_analyzed_in_one_thread_give_the_same_report(monkeypatch):
+    """Above analysis.ONE_THREAD_KERNELS a rank's analyses run one after another (less memory at
+    once): the same report as with the second thread."""
+    path = str(FIXTURES / "tp2_eager_nsys.sqlite")
+    trace = read(path)
+    ref = analyze(trace, **OPTIONS)
+    from traceattrib import concurrency
+
+    threads = []
+    real = concurrency.ThreadPoolExecutor
+
+    def counting(*a, **kw):
+        threads.append(kw.get("thread_name_prefix"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(concurrency, "ThreadPoolExecutor", counting)
+    monkeypatch.setattr(analysis, "ONE_THREAD_KERNELS", 0)
+    rep = analyze(trace, **OPTIONS)
+    assert threads == []  # no second thread was started
+    assert_same_report(rep, ref)
+    pd.testing.assert_frame_equal(rep.kernels, ref.kernels)
+    monkeypatch.setattr(analysis, "ONE_THREAD_KERNELS", 10 ** 9)
+    analyze(trace, **OPTIONS)
+    assert "traceattrib-ops" in threads and "traceattrib-idle" in threads

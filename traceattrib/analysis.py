@@ -216,6 +216,11 @@ def split_ranks(trace: Trace) -> list[tuple[Trace, dict[str, np.ndarray] | None]
     return out
 
 
+# A rank with more kernels than this runs its analyses one after another: two at once hold both
+# working sets (about 0.3 GB more at 6M kernels) to save about 15% of the time.
+ONE_THREAD_KERNELS = 2_000_000
+
+
 def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
                  layers: int | None = None, sol_options: sol.Options | None = None,
                  model: comm.Model | None = None, keep_ops: bool = False) -> RankResult:
@@ -228,14 +233,15 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     rules = rules if rules is not None else classify.load_rules()
     trace, perm = sort_rows(trace)
     rank = _rank_of(trace)
+    alone = len(trace.kernels) > ONE_THREAD_KERNELS
     # the GPU ops table needs no classification: made in a second thread meanwhile (numpy,
     # which releases the GIL)
-    with beside(gpu_ops, trace, name="traceattrib-ops") as making:
+    with beside(gpu_ops, trace, name="traceattrib-ops", inline=alone) as making:
         kc = classify.classify_kernels(trace.kernels, rules)
         mc = classify.classify_memops(trace.memops, rules)
         ops = making.result()
     try:
-        st = _find_steps(trace, ops, kc["bucket"], steps_regex, layers)
+        st = _find_steps(trace, ops, kc["bucket"], steps_regex, layers, alone)
     except TraceError as e:
         # another rank may hold the ranges: the merge fails only when no rank does
         if steps_regex and e.reason == "no_match":
@@ -244,9 +250,12 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
     kstep = _op_step(st, "kernel", len(trace.kernels))
     kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
+    # the steps shown op by op, from the step table alone (its rows are the breakdown's)
+    shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
     # idle causes, then layers and modules, need only the steps and buckets: worked out in a second
     # thread while this one attributes (mostly numpy, which releases the GIL)
-    with beside(_idle_and_layers, trace, st, codes, kn, projections, name="traceattrib-idle") as side:
+    with beside(_idle_and_layers, trace, st, codes, kn, projections, shown["row"].to_numpy(), keep_ops, alone,
+                name="traceattrib-idle", inline=alone) as side:
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
         # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
@@ -254,21 +263,12 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
         checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
-        ic, asg, inside = side.result()  # idle: per-step columns of the steps table, labels of host/sync idle
+        # idle: per-step columns of the steps table, labels of host/sync idle, the gaps' rows
+        ic, all_gaps, gap_detail, asg, inside = side.result()
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
     bd.steps["integrity"] = checks.flags
-    shown = timeline.shown_rows(bd.steps)
-    # the gaps' rows now, so that what idle causes worked with is let go before the work below
-    all_gaps = _gap_table(ic.gaps, bd.steps) if keep_ops else None
-    if all_gaps is None:
-        gap_detail = _gap_table(ic.gaps_of(shown["row"].to_numpy()), bd.steps)
-    else:
-        gap_detail = all_gaps.iloc[np.flatnonzero(np.isin(all_gaps["step"].to_numpy(),
-                                                          bd.steps["index"].to_numpy()[shown["row"].to_numpy()]))]
-        gap_detail = gap_detail.reset_index(drop=True)
     idle_labels = ic.labels
-    del ic
     kernels = trace.kernels.assign(bucket=kc["bucket"].array, rule=kc["rule"].array, step=kstep)
     # world_size -1: group sizes the trace does not give are filled in by the merge, which knows the job
     inst = comm.instances(kernels, bd.steps, {"format": trace.meta.get("format"), "world_size": -1}, model)
@@ -305,40 +305,52 @@ def _gap_table(gaps: pd.DataFrame, steps_tab: pd.DataFrame) -> pd.DataFrame:
 
 
 def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, regex: str | None,
-                layers: int | None) -> Steps:
+                layers: int | None, alone: bool = False) -> Steps:
     """steps.find_steps with detection (the check of every candidate) in a second thread while this
     one makes the context and the first candidate: both are mostly numpy, which releases the GIL
-    (0.03-0.06 s less on 1M kernels)."""
+    (0.03-0.06 s less on 1M kernels); alone: one after the other."""
     from . import steps
 
     attention = steps.attention_mask(ops, kernel_buckets)
-    with beside(steps.detection, ops, attention, name="traceattrib-detect") as detecting:
+    with beside(steps.detection, ops, attention, name="traceattrib-detect", inline=alone) as detecting:
         ctx = steps.context(trace, ops, attention, model=steps.bucket_mask(ops, kernel_buckets, steps.MODEL_BUCKETS))
         cands = steps.candidates(ctx, regex)
         detected = detecting.result()
     return steps.find(ctx, cands, detected, layers)
 
 
-def _idle_and_layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections):
-    """(idle causes, the ops' layers and modules, their times per step) of one rank's steps."""
-    ic = idle_causes(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges)
+def _idle_and_layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections, shown: np.ndarray,
+                     keep_ops: bool, alone: bool = False):
+    """(idle causes, every gap's row (keep_ops, else None), the gap rows of the steps `shown` (rows
+    of the step table), the ops' layers and modules (keep_ops, else None), their times per step)
+    of one rank's steps. The gap rows are built here so that what idle causes worked with (about
+    90 bytes per kernel) is let go before the layers are worked out."""
+    ic = idle_causes(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges, alone)
+    if keep_ops:
+        all_gaps = _gap_table(ic.gaps, st.table)
+        keep = np.isin(all_gaps["step"].to_numpy(), st.table["index"].to_numpy()[shown])
+        gap_detail = all_gaps.iloc[np.flatnonzero(keep)].reset_index(drop=True)
+    else:
+        all_gaps, gap_detail = None, _gap_table(ic.gaps_of(shown), st.table)
+    ic = idle.IdleCauses(causes=ic.causes, labels=ic.labels, notes=ic.notes)  # the plan behind the gaps let go
     asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes,
                                  st.attention, trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn,
                                  projections)
-    return ic, asg, inside_analysis.times(asg, st.ops, st.table, codes, attribute.ALL_BUCKETS)
+    inside = inside_analysis.times(asg, st.ops, st.table, codes, attribute.ALL_BUCKETS)
+    return ic, all_gaps, gap_detail, asg if keep_ops else None, inside
 
 
 def idle_causes(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
-                ranges: pd.DataFrame) -> idle.IdleCauses:
+                ranges: pd.DataFrame, alone: bool = False) -> idle.IdleCauses:
     """idle.explain, the two halves of a launching thread's many gap windows swept beside each other
-    (0.35 -> 0.28 s on 1M kernels; the same pieces as one sweep)."""
+    (0.35 -> 0.28 s on 1M kernels; the same pieces as one sweep); alone: one after the other."""
     plan = idle.Plan(ops, table, launches, cpu_ops, ranges)
     done = []
     for job in plan.jobs:
         if len(job) == 1:
             done.append((plan.run(job[0]),))
             continue
-        with beside(plan.run, job[1], name="traceattrib-idle-half") as later:
+        with beside(plan.run, job[1], name="traceattrib-idle-half", inline=alone) as later:
             first = plan.run(job[0])
             done.append((first, later.result()))
     return plan.finish(done)

@@ -32,7 +32,7 @@ from .progress import ProgressFn, noop
 from .store import MAX_MB_DEFAULT, default_dir  # noqa: F401 - part of this module's interface
 
 if TYPE_CHECKING:
-    from .ingest.nsys_tables import Started
+    from .ingest.nsys_tables import Process, Started
     from .model import Trace
 # pandas and the table model are imported where tables are read or written: a report answered
 # from reports/ needs neither
@@ -49,12 +49,15 @@ def max_bytes() -> int:
     return store.max_bytes()
 
 
-def key(path: str) -> str:
-    """Cache key of one trace file: its absolute path, size and mtime."""
+def key(path: str, process: Process | None = None) -> str:
+    """Cache key of one trace file (or of one process of it, read alone): its absolute path, size
+    and mtime."""
     path = os.path.abspath(path)
     st = os.stat(path)
     h = hashlib.sha1(f"{__version__}/{FORMAT_VERSION}".encode())
     h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+    if process is not None:
+        h.update(repr(tuple(process)).encode())
     return h.hexdigest()[:24]
 
 
@@ -191,7 +194,7 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
 def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
               progress: ProgressFn = noop, started: Started | None = None, deferred: list | None = None,
-              shared: bool | None = None) -> Trace:
+              shared: bool | None = None, process: Process | None = None) -> Trace:
     """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
     which. A cached read validates like a fresh one: the same file gives the same result or the
     same TraceError with or without the cache, whichever command filled it. started: an export's
@@ -200,18 +203,19 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     e.g. beside the analysis: writing Parquet takes about 0.8 s for a million kernels). shared:
     see store.Store (default: $TRACEATTRIB_CACHE_SHARED); a cache directory the store refuses is
     not used. What the user should know about the cache (a refused directory, an entry rebuilt)
-    goes into meta[WARNINGS], which is never stored."""
+    goes into meta[WARNINGS], which is never stored. process: one process of an Nsight Systems
+    export (an entry of its own)."""
     from .ingest import read_file as parse
 
     st = store.Store.at(cache_dir, shared)
     refused = st.refusal() if use_cache else None
     if not use_cache or refused:
-        t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
+        t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
         t.meta = _plain_meta(t.meta)
         if refused:
             t.meta[WARNINGS] = [refused]
         return _validate(t, path, require_gpu)
-    entry = st.path(key(path))
+    entry = st.path(key(path, process))
     notes: list[str] = []
     if os.path.lexists(os.path.join(entry, "meta.json")):
         try:
@@ -223,14 +227,14 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
             if require_gpu and not has_gpu_activity(t):
                 # filled by a command that did not need GPU work (`info`): the reader says why
                 # this trace cannot be reported, exactly as without the cache
-                parse(path, require_gpu=True, progress=progress)
+                parse(path, require_gpu=True, progress=progress, process=process)
             store.touch(entry)
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
     from .model import Trace
 
-    t = parse(path, require_gpu=require_gpu, progress=progress, started=started)
+    t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
     t.meta = _plain_meta(t.meta)
     # what is stored is the trace as read: later changes to `t` do not reach a deferred store
     # (the tables are shared copy-on-write, the meta is copied)
@@ -327,11 +331,12 @@ def clear(root: str) -> int:
 
 # --- stored analyses: per-rank results beside each file's tables, whole report texts ----------
 
-def results_entry(path: str, options: str, cache_dir: str | None = None) -> str:
-    """File holding `path`'s per-rank analysis results under `options` (a text naming every option
-    that changes them), in the file's table entry, named by a hash of the options and _code_stamp."""
+def results_entry(path: str, options: str, cache_dir: str | None = None, process: Process | None = None) -> str:
+    """File holding `path`'s (or one process's) per-rank analysis results under `options` (a text
+    naming every option that changes them), in the table entry, named by a hash of the options
+    and _code_stamp."""
     h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
-    return os.path.join(cache_dir or default_dir(), key(path), f"results-{h}.bin")
+    return os.path.join(cache_dir or default_dir(), key(path, process), f"results-{h}.bin")
 
 
 def read_results(entry: str, shared: bool = False, warnings: list[str] | None = None) -> tuple[dict, list] | None:

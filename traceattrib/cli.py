@@ -339,9 +339,9 @@ def _start_reads(path: str, no_cache: bool, cache_dir: str | None, workers, sche
         cache.check_input(path)  # never opens a FIFO or a device
         if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir)) or detect(path) != "nsys":
             return None
-        from .ingest.nsys_tables import start
+        from .ingest.nsys_tables import PIECE_KERNELS, start
 
-        return start(path)
+        return start(path, split_above=PIECE_KERNELS)
     except Exception:  # noqa: BLE001 - only a head start: the reader meets the same problem and reports it
         return None
 

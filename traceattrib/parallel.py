@@ -23,6 +23,8 @@ from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split
 from .concurrency import beside
 from .errors import TraceError
 from .ingest import merge_meta, rank_files, renumbered
+from .ingest.nsys import merge_process_metas
+from .ingest.nsys_tables import Process
 from .progress import ProgressFn, noop
 from .store import Store
 
@@ -70,21 +72,23 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
 def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
               n_files: int = 1, progress: ProgressFn = noop, started: Started | None = None,
-              shared: bool | None = None) -> tuple[dict, list[RankResult]]:
+              shared: bool | None = None, process: Process | None = None) -> tuple[dict, list[RankResult]]:
     """Load one trace file (cached) and run the per-rank part on each rank in it: its meta and
     the per-rank results. n_files: rank files in the directory (the world size where the file
     does not give one, as the merged trace's meta would say). With use_cache, the results are
     kept beside the file's tables per set of options, and read back instead of loading and
     analyzing again (meta['results_cached'] says which). started: the file's reads already begun
     (nsys_tables.start), used when it is parsed; the caller closes it. shared: see store.Store; a
-    cache directory the store refuses is not used (cache.read_file says why in the meta's warnings)."""
+    cache directory the store refuses is not used (cache.read_file says why in the meta's warnings).
+    process: one process of an Nsight Systems export, read and analyzed alone (its meta is that
+    process's: `nsys.merge_process_metas`)."""
     entry = None
     damage: list[str] = []  # stored results that did not decode: rebuilt, and said
     st = Store.at(cache_dir, shared)
     if use_cache and st.refusal() is None:
         try:
             entry = cache.results_entry(path, _options_text(steps_regex, rules, layers, sol_options, model, n_files),
-                                        cache_dir)
+                                        cache_dir, process)
         except OSError:  # the file went away: read_file says so in its words
             entry = None
         hit = cache.read_results(entry, st.shared, damage) if entry else None
@@ -93,7 +97,8 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
             return dict(meta, path=path, cached=True, results_cached=True), results
     stores: list = []  # the file's tables are written to the cache beside the analysis
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
-                        deferred=stores, shared=shared)
+                        deferred=stores, shared=shared, process=process)
+    _give_back_memory()  # what parsing freed: about a third of the tables' size on a large export
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
@@ -142,6 +147,18 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
         kwargs["started"] = started
     opts = dict(steps_regex=steps_regex, what_if=what_if, layers=layers, sol_options=sol_options, link=link,
                 what_if_links=what_if_links)
+    split = None if is_dir else _processes(path, started, client)
+    if split:
+        # an export of several GPU processes too large to hold whole: one task per process
+        if started is not None:
+            started.close()
+        kwargs.pop("started", None)
+        outs = _run_processes(path, split, kwargs, client, progress)
+        meta = merge_process_metas([m for m, _ in outs])
+        for flag in ("cached", "results_cached"):
+            if any(flag in m for m, _ in outs):
+                meta[flag] = all(m.get(flag) for m, _ in outs)
+        return merge([r for _, rs in outs for r in rs], meta, **opts)
     outs = run_files(files, kwargs, client, progress)
     metas = [m for m, _ in outs]
     if not is_dir:
@@ -154,6 +171,60 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
         if any(flag in m for m in metas):
             meta[flag] = all(m.get(flag) for m in metas)
     return merge(results, meta, **opts)
+
+
+def _processes(path: str, started: Started | None, client: Any, above: int | None = None) -> list[Process] | None:
+    """The GPU processes of an Nsight Systems export to analyze one at a time, or None (the file is
+    read whole): on a cluster any export of several; here, one with more kernel rows than
+    `above` (default nsys_tables.PIECE_KERNELS)."""
+    if started is not None:
+        return started.processes
+    from .ingest import detect
+    from .ingest.nsys_tables import PIECE_KERNELS, processes
+
+    try:
+        if detect(path) != "nsys":
+            return None
+    except (OSError, TraceError):
+        return None  # the reader says what is wrong with it
+    return processes(path, None if client is not None else (PIECE_KERNELS if above is None else above))
+
+
+def _run_processes(path: str, tasks: list[Process], kwargs: dict, client: Any, progress: ProgressFn) -> list:
+    """file_task(path, process=p) for every process, in order, here or on the cluster."""
+    n = len(tasks)
+    if client is not None:
+        return _on_cluster(client, _process_task, [(path, p) for p in tasks], kwargs, progress, star=True)
+    out = []
+    for i, p in enumerate(tasks):
+        def part(fraction: float, what: str = "", i: int = i) -> None:
+            progress((i + fraction) / n, f"process {i + 1}/{n} {what}")
+        out.append(file_task(path, progress=part, process=p, **kwargs))
+        _give_back_memory()
+        part(1.0, "done")
+    return out
+
+
+def _process_task(path: str, process: Process, **kwargs) -> tuple[dict, list[RankResult]]:
+    try:
+        return file_task(path, process=process, **kwargs)
+    finally:
+        _give_back_memory()
+
+
+def _give_back_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere): after
+    one process's tables are let go, glibc keeps most of their pages (about 0.6 GB for a process
+    of 6M kernels), so the next process would stand on top of them."""
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # musl and other C libraries: no malloc_trim
+        pass
 
 
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:

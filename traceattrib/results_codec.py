@@ -13,8 +13,9 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 7  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
-# layers named from shapes; 5: gap_detail; 6: steps hold kind_against and outside_ns; 7: integrity checks
+VERSION = 8  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
+# layers named from shapes; 5: gap_detail; 6: steps hold kind_against and outside_ns; 7: integrity checks;
+# 8: module times per layer summed per step kind and warm-up
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {
@@ -29,7 +30,8 @@ _NEEDED: dict[str, dict[str, str]] = {
     "idle_labels": {"rank": "i", "step": "i", "cause": "s", "source": "s", "what": "s", "ns": "i"},
     "shown": {"rank": "i", "step": "i", "why": "s"},
     "inside_layers": {"rank": "i", "step": "i", "layer": "i", "type": "i", "time_ns": "i"},
-    "inside_modules": {"rank": "i", "step": "i", "layer": "i", "module": "s", "time_ns": "i", "count": "i"},
+    "inside_modules": {"rank": "i", "kind": "s", "warmup": "b", "layer": "i", "module": "s", "time_ns": "i",
+                       "count": "i"},
     "inside_steps": {"rank": "i", "step": "i", "module": "s", "time_ns": "i", "exposed_ns": "i", "count": "i"},
     "inside_sources": {"rank": "i", "step": "i", "source": "s", "reference": "s"},
     "integrity": {"rank": "i", "check": "s", "status": "s", "count": "i", "checked": "i", "detail": "s"},

@@ -11,7 +11,7 @@ from ..progress import ProgressFn, noop
 
 if TYPE_CHECKING:  # pandas is imported only to build tables: `report` starts an export's reads first
     from ..model import Trace
-    from .nsys_tables import Started
+    from .nsys_tables import Process, Started
 
 TORCH_SUFFIXES = (".json", ".json.gz")
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -57,9 +57,10 @@ def rank_files(directory: str) -> list[str]:
 
 
 def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
-              started: Started | None = None) -> Trace:
+              started: Started | None = None, process: Process | None = None) -> Trace:
     """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache); started: an export's
-    reads `nsys_tables.start(path)` began (nsys.read closes it)."""
+    reads `nsys_tables.start(path)` began (nsys.read closes it); process: one process of an
+    Nsight Systems export (nsys.read)."""
     # the readers (msgspec, ADBC, ...) are imported only to parse, each only for its format
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file")
@@ -70,7 +71,7 @@ def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
             t = nsys.read(exported, require_gpu=require_gpu, progress=progress)
     elif fmt == "nsys":
         from . import nsys
-        t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started)
+        t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
     else:
         from . import exported
         if exported.is_export(path):  # traceattrib's own trace-event export (render/perfetto.py)

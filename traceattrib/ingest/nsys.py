@@ -47,11 +47,14 @@ from .nsys_tables import (
     NVTX_COLS,
     NVTX_TABLE,
     OSRT_TABLE,
+    PROCESS_COLUMN,
     RUNTIME_TABLE,
     SAMPLE_TABLE,
     STRINGS_TABLE,
+    Process,
     Started,
     columns,
+    process_where,
     start,
 )
 
@@ -74,9 +77,10 @@ class _Reader:
     """One export being read: its source, its reads begun (by table, nsys_tables.start), its
     string table, and the warnings collected."""
 
-    def __init__(self, src: SqliteSource, started: dict):
+    def __init__(self, src: SqliteSource, started: dict, pid: int | None = None):
         self.src = src
         self.started = started
+        self.pid = pid  # only this process's rows are read (None: every row)
         self.path = src.path
         self.warnings: list[str] = []
         self.dropped: dict[str, int] = {}  # table -> rows dropped as unplaceable (integrity.py reads it)
@@ -118,6 +122,8 @@ class _Reader:
         cond = " or ".join([f'"{x}" is null' for x in ("start", "end") + required] +
                            ['"end" < "start"'] + [f'"{x}" {op} {v}' for x in ("start", "end")
                                                    for op, v in (("<", 0), (">", lim))])
+        if self.pid is not None and table in PROCESS_COLUMN:
+            among = " and ".join(f"({x})" for x in (among, process_where(table, self.pid)) if x)
         sql = f'select min(rowid) from "{table}" where ({cond})' + (f" and ({among})" if among else "")
         first = self.src.rows(sql, table)[0][0]
         return f"; first at rowid {first}" if first is not None else ""
@@ -238,17 +244,21 @@ def _valid(r: _Reader, table: str, pending, required: tuple[str, ...] = ()) -> C
     return c if keep is None else c.take(keep)
 
 
-def read(path: str, require_gpu: bool = True, progress=None, started: Started | None = None) -> Trace:
+def read(path: str, require_gpu: bool = True, progress=None, started: Started | None = None,
+         process: Process | None = None) -> Trace:
     """Load an Nsight Systems SQLite export into a Trace.
 
     require_gpu: raise TraceError when the export holds no GPU activity at all (captured
     without `-t cuda`, or empty activity tables); `traceattrib info` passes False to describe
     such files anyway. started: the reads `nsys_tables.start(path)` began (closed here), else
-    they start now.
+    they start now. process: only that process's rows (SQL filters every table by it), ranked
+    among `process.pids` as when the whole file is read; the meta is that process's too
+    (`merge_process_metas` joins them).
     """
     # every table starts loading now (worker threads, rowid ranges); the builders below wait
     # for each in the order they consume them
-    opened = started or start(path, require_gpu)
+    pid = process.pid if process is not None else None
+    opened = started or start(path, require_gpu, process=pid)
     src, pend = opened.src, opened.pending
     # NCCL's NVTX ranges come on a connection of their own, in a second thread while the tables
     # are built (100k ranges take about 0.7 s, mostly sqlite3's rows); the file as read: a WAL
@@ -256,7 +266,7 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
     pool = ThreadPoolExecutor(1, thread_name_prefix="traceattrib-nccl")
     try:
         reading_nccl = pool.submit(nccl_nvtx.read, src.read_path)
-        r = _Reader(src, pend)
+        r = _Reader(src, pend, pid)
         step = progress or (lambda f, w="": None)
         step(0.02, "strings")
         r.strings()
@@ -276,7 +286,9 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
         if len(samples):
             cpu_ops = conform(pd.concat([cpu_ops, samples], ignore_index=True), CPU_OP_COLUMNS) if len(cpu_ops) \
                 else samples
-        meta = _meta(r, kernels)
+        # one process: the file's devices, as read whole (sol takes the GPU from them)
+        meta = _meta(r, kernels) if process is None else \
+            meta_of(r, list(process.devices) if process.devices is not None else None)
         messages, unreadable = _diagnostics(src)
         meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": messages}
         if unreadable:
@@ -287,7 +299,8 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
         opened.close()
     if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
         raise no_gpu_activity(path, bool(r.warnings))
-    _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta)
+    _assign_ranks([kernels, memops, launches, ranges, graphs, cpu_ops], meta,
+                  list(process.pids) if process is not None else None)
     # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
     kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl, meta.get("world_size"))
     notes = meta.setdefault("notes", [])
@@ -404,13 +417,17 @@ def launch_frame(r: _Reader, c: Columns) -> pd.DataFrame:
 def _nvtx(r: _Reader) -> pd.DataFrame:
     if not r.src.has(NVTX_TABLE):
         return empty(RANGE_COLUMNS)
-    c, text = nvtx_rows(r)
+    # one process's ranges, and every domain's name (domain ids are looked up among all rows)
+    where = f'({process_where(NVTX_TABLE, r.pid)}) or "eventType" = {NVTX_DOMAIN_CREATE}' if r.pid is not None else ""
+    c, text = nvtx_rows(r, where)
     if not c.n:
         return empty(RANGE_COLUMNS)
     df = nvtx_frame(r, c, text, nvtx_domains(c, text))
     if df is None:
         return empty(RANGE_COLUMNS)
-    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), df["tid"].to_numpy())
+    # nesting per thread of each process: two processes can hold threads of the same number
+    thread = (df["pid"].to_numpy(np.int64) << 24) | df["tid"].to_numpy(np.int64)
+    df["depth"] = nesting_depth(df["start_ns"].to_numpy(), df["end_ns"].to_numpy(), thread)
     return conform(df, RANGE_COLUMNS)
 
 
@@ -657,9 +674,11 @@ def _diagnostics(src: SqliteSource) -> tuple[list[str], list[str]]:
     return distinct((_str(v) for (v,) in rows), DIAGNOSTIC_KEEP), []
 
 
-def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:
-    """nsys does not know ranks: each process that ran GPU work is taken as one rank, in pid order."""
-    pids = sorted({int(p) for t in tables[:2] if len(t) for p in _distinct_ints(t["pid"].to_numpy())})
+def _assign_ranks(tables: list[pd.DataFrame], meta: dict, pids: list[int] | None = None) -> None:
+    """nsys does not know ranks: each process that ran GPU work is taken as one rank, in pid order
+    (pids: those processes, when the tables hold one process's rows only)."""
+    if pids is None:
+        pids = sorted({int(p) for t in tables[:2] if len(t) for p in _distinct_ints(t["pid"].to_numpy())})
     known = np.array(pids, np.int64)
     for t in tables:
         if len(t):
@@ -671,6 +690,26 @@ def _assign_ranks(tables: list[pd.DataFrame], meta: dict) -> None:
             hit = known[pos] == pid if known.size else np.zeros(pid.size, bool)
             t["rank"] = np.where(hit, pos, -1).astype(np.int32)
     rank_meta(pids, meta)
+
+
+def merge_process_metas(metas: list[dict]) -> dict:
+    """The meta of a whole export from those of its processes read one at a time (`read` with a
+    process, in pid order): the readers' warnings and notes (each once, in order) and the rows
+    they dropped (summed); the rest is the file's and the same in each."""
+    meta = dict(metas[0])
+    for key in ("notes", "warnings"):
+        said = list(dict.fromkeys(x for m in metas for x in m.get(key) or []))
+        if said:
+            meta[key] = said
+        else:
+            meta.pop(key, None)
+    # the profiler's messages and unreadable tables are the file's, read once per process
+    dropped: dict[str, int] = {}
+    for m in metas:
+        for k, v in (m.get("integrity") or {}).get("dropped_rows", {}).items():
+            dropped[k] = dropped.get(k, 0) + int(v)
+    meta["integrity"] = dict(metas[0].get("integrity") or {}, dropped_rows=dropped)
+    return meta
 
 
 def rank_meta(pids: list[int], meta: dict) -> None:

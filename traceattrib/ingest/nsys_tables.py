@@ -6,6 +6,8 @@ of a report). `nsys.read` takes the started reads, or starts them itself.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..errors import TraceError
 from ._sqlite import Pending, SqliteSource
 
@@ -66,14 +68,89 @@ def columns(src: SqliteSource, table: str, spec: tuple[list[str], list[str]],
     return cols
 
 
+# An export with more kernel rows than this and more than one process that ran GPU work is read
+# one process at a time (a rank's tables in memory, never the whole file's): about 0.6 KB of
+# peak memory per kernel of the rank analyzed.
+PIECE_KERNELS = 4_000_000
+PID_MASK = 0xFFFFFF  # globalPid / globalTid = (vmId << 48) | (pid << 24) | tid
+# the tables with a process column, and which one (the sampled call stacks join their samples)
+PROCESS_COLUMN = {KERNEL_TABLE: "globalPid", MEMCPY_TABLE: "globalPid", MEMSET_TABLE: "globalPid",
+                  GRAPH_TABLE: "globalPid", RUNTIME_TABLE: "globalTid", DRIVER_TABLE: "globalTid",
+                  OSRT_TABLE: "globalTid", SAMPLE_TABLE: "globalTid", NVTX_TABLE: "globalTid"}
+
+
+class Process(NamedTuple):
+    """One process of an export read on its own: its pid, every GPU process's pid (sorted: the
+    ranks are numbered in this order, as when the whole file is read) and the devices the whole
+    file's kernels ran on (None: it has none)."""
+    pid: int
+    pids: tuple[int, ...]
+    devices: tuple[int, ...] | None
+
+
+def process_where(table: str, pid: int) -> str:
+    """The SQL condition that keeps `table`'s rows of process `pid` (as the reader derives pids)."""
+    if table == CALLCHAIN_TABLE:
+        return f'"id" in (select "id" from "{SAMPLE_TABLE}" where {process_where(SAMPLE_TABLE, pid)})'
+    return f'((coalesce("{PROCESS_COLUMN[table]}", 0) >> 24) & {PID_MASK}) = {int(pid)}'
+
+
+def gpu_processes(src: SqliteSource) -> list[Process]:
+    """The processes with kernels or memory ops that can be placed on the timeline, in pid order
+    (the reader's ranks, `nsys._assign_ranks`). One pass over each table."""
+    pids: set[int] = set()
+    devices: set[int] = set()
+    for table in (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE):
+        if not src.has(table) or "globalPid" not in src.columns(table):
+            continue
+        need = [c for c in ("start", "end", "deviceId") if c in src.columns(table)]
+        lim = 1 << 62
+        valid = " and ".join([f'"{c}" is not null' for c in need] + ['"end" >= "start"'] +
+                             [f'"{c}" between 0 and {lim}' for c in ("start", "end")])
+        # a NULL process is read as 0, as the reader does
+        dev = '"deviceId"' if table == KERNEL_TABLE and "deviceId" in need else "null"
+        rows = src.rows(f'select distinct (coalesce("globalPid", 0) >> 24) & {PID_MASK}, {dev} from "{table}" '
+                        f'where {valid}', table)
+        pids.update(int(p) for p, _ in rows if isinstance(p, int))
+        devices.update(int(d) for _, d in rows if isinstance(d, int))
+    every = tuple(sorted(pids))
+    used = tuple(sorted(devices)) if devices else None
+    return [Process(p, every, used) for p in every]
+
+
+def pieces(src: SqliteSource, above: int | None = PIECE_KERNELS) -> list[Process] | None:
+    """The GPU processes to read one at a time: when the export has more than `above` kernel rows
+    (None: any size) and more than one GPU process; else None (the file is read whole)."""
+    if above is not None:
+        if not src.has(KERNEL_TABLE):
+            return None
+        top = src.rows(f'select max(rowid) from "{KERNEL_TABLE}"', KERNEL_TABLE)[0][0] \
+            if src.rowid_ok(KERNEL_TABLE) else src.count(KERNEL_TABLE)
+        if not isinstance(top, int) or top <= above:
+            return None
+    procs = gpu_processes(src)
+    return procs if len(procs) > 1 else None
+
+
+def processes(path: str, above: int | None = PIECE_KERNELS) -> list[Process] | None:
+    """`pieces` of the export at `path` (opened read-only, closed again)."""
+    src = SqliteSource(path)
+    try:
+        return pieces(src, above)
+    finally:
+        src.close()
+
+
 class Started:
-    """An export opened read-only with its bulk tables loading (`pending`: table -> Pending).
+    """An export opened read-only with its bulk tables loading (`pending`: table -> Pending), or,
+    when `processes` is set, with nothing begun: the export is to be read one process at a time.
 
     Whoever ends up with it closes it (`close()` is idempotent): `nsys.read` when it reads it,
     else the caller that started it."""
 
-    def __init__(self, src: SqliteSource, pending: dict[str, Pending]):
+    def __init__(self, src: SqliteSource, pending: dict[str, Pending], processes: list[Process] | None = None):
         self.src, self.pending = src, pending
+        self.processes = processes
         self.closed = False
 
     def close(self) -> None:
@@ -83,8 +160,11 @@ class Started:
             self.src.close()  # waits for reads in flight: their connections close after them
 
 
-def start(path: str, require_gpu: bool = True) -> Started:
-    """Open `path` and start reading every bulk table it has (worker threads, rowid ranges).
+def start(path: str, require_gpu: bool = True, process: int | None = None,
+          split_above: int | None = -1) -> Started:
+    """Open `path` and start reading every bulk table it has (worker threads, rowid ranges);
+    process: only that process's rows. split_above: when the export is to be read a process at a
+    time (`pieces(src, split_above)`; -1: never), nothing is read and `Started.processes` lists them.
 
     TraceError when it is not an Nsight Systems export, or (require_gpu) holds no GPU activity
     table, or a table lacks a required column."""
@@ -98,13 +178,20 @@ def start(path: str, require_gpu: bool = True) -> Started:
             what = "CUDA API calls but no GPU activity" if src.has(RUNTIME_TABLE) else "no CUDA activity"
             raise TraceError(f"{path}: Nsight Systems export with {what}; "
                              "profile with `nsys profile -t cuda,nvtx` while the GPU runs work")
+        if split_above != -1 and process is None:
+            split = pieces(src, split_above)
+            if split:
+                return Started(src, {}, split)
         reads = []
         for table, spec, names in BULK_TABLES:
             if not src.has(table):
                 continue
             if table in OPTIONAL_EVIDENCE and not set(spec[0]) <= set(src.columns(table)):
                 continue  # optional evidence: a table of another shape is left out
-            reads.append((table, columns(src, table, spec, names), {"either": tuple(names or ())}))
+            kw: dict = {"either": tuple(names or ())}
+            if process is not None:
+                kw["where"] = process_where(table, process)
+            reads.append((table, columns(src, table, spec, names), kw))
         if src.has(STRINGS_TABLE):
             # first in the queue: the names are needed to build the first table, which can then be
             # built while the later tables load

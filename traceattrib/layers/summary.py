@@ -29,7 +29,7 @@ def section(k: pd.DataFrame, t: Times, buckets: tuple[str, ...]) -> Inside | Non
     held = _full(inner, "rank", ["time_ns"], key)["time_ns"].sum(axis=1)
     if np.median(held) < MIN_COVER * np.median(span):
         return None
-    mods = _rows(t.modules, key)
+    mods = _steady_modules(t.modules, k)
     srcs = _rows(t.sources, key)
     src = srcs["source"].value_counts()
     refs = srcs["reference"][srcs["reference"] != ""].value_counts() if "reference" in srcs.columns else []
@@ -91,6 +91,15 @@ def _rows(df: pd.DataFrame, key: _Keys) -> pd.DataFrame:
     if not len(df):
         return df
     return df[key.row_of(df) >= 0]
+
+
+def _steady_modules(mods: pd.DataFrame, k: pd.DataFrame) -> pd.DataFrame:
+    """The module rows (summed per kind and warm-up, Times.modules) of the steps `k`: the steady
+    steps of one kind, which are its steps past warm-up, or all of them when every one is warm-up."""
+    if not len(mods) or not len(k):
+        return mods.iloc[:0]
+    warm = bool(k["warmup"].to_numpy(bool).all())
+    return mods[(mods["kind"] == str(k["kind"].iloc[0])).to_numpy() & (mods["warmup"].to_numpy(bool) == warm)]
 
 
 def _full_names(df: pd.DataFrame, by: str) -> list:

@@ -10,7 +10,7 @@ from .assign import Assignment
 from .rules import NO_STEP
 
 LAYER_COLUMNS = ["rank", "step", "layer", "type", "time_ns"]  # + <bucket>_ns per bucket present
-MODULE_COLUMNS = ["rank", "step", "layer", "module", "time_ns", "count"]
+MODULE_COLUMNS = ["rank", "kind", "warmup", "layer", "module", "time_ns", "count"]
 STEP_COLUMNS = ["rank", "step", "module", "time_ns", "exposed_ns", "count"]
 SOURCE_COLUMNS = ["rank", "step", "source", "reference"]
 
@@ -21,8 +21,10 @@ class Times:
 
     layers: LAYER_COLUMNS + <bucket>_ns: per step and layer (OUTSIDE included), the union of its
             ops and of its ops of each bucket, and its type (into Assignment.types);
-    modules: MODULE_COLUMNS: per step, layer and module (its name), the union of the module's ops
-             in the layer and their count;
+    modules: MODULE_COLUMNS: per step kind, warm-up or not, layer and module (its name), the union
+             of the module's ops in the layer summed over those steps, and their count (summed
+             here: a row per step, layer and module would be as long as the kernel table, and a
+             summary takes the steady steps of a kind, which these two columns name);
     steps: STEP_COLUMNS: per step and module, over the whole step: the union of its ops, the time
            when only they run (what removing them could save) and their count;
     sources: SOURCE_COLUMNS: per step, the evidence of its layers and modules and the kind of the
@@ -86,13 +88,9 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
         if cols.size and lbt[:, cols].any():
             per = pd.DataFrame(lbt[:, cols], columns=lb_pairs[cols] // nb).stack()
             layers[f"{b}_ns"] = per.reindex(at, fill_value=0).to_numpy(np.int64)
-    si, ci = np.nonzero(lmc.reshape(len(table), lm_pairs.size) > 0)
     # module names as categories: a million rows of strings would cost more than the times
     names = pd.Index(list(a.modules) or ["other"], dtype=object)  # (distinct: Assignment.modules)
-    pair = lm_pairs[ci]
-    modules = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": pair // nm - 1,
-                            "module": pd.Categorical.from_codes(pair % nm, names),
-                            "time_ns": lmt[si, ci], "count": lmc.reshape(len(table), lm_pairs.size)[si, ci]})
+    modules = _per_kind(table, lmt, lmc.reshape(len(table), lm_pairs.size), lm_pairs, nm, names)
     mc2 = mc.reshape(len(table), nm)
     si, mi = np.nonzero(mc2 > 0)
     steps = pd.DataFrame({"rank": rank[si], "step": index[si],
@@ -101,6 +99,29 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
                             "reference": a.reference.astype(object)})
     return Times(layers=layers, modules=modules, steps=steps, sources=sources, types=list(a.types))
+
+
+def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.ndarray, nm: int,
+              names: pd.Index) -> pd.DataFrame:
+    """MODULE_COLUMNS from the (step x layer-module pair) times and counts: summed over the steps
+    of each kind, warm-up and the rest apart; rows where the count is above 0."""
+    kind = table["kind"].astype(str).to_numpy() if len(table) else np.array([], object)
+    warm = table["warmup"].to_numpy(bool) if len(table) else np.array([], bool)
+    kinds = sorted(set(kind.tolist()))
+    group = np.searchsorted(np.array(kinds, dtype=object), kind).astype(np.int64) * 2 + warm if kinds else \
+        np.zeros(0, np.int64)
+    si, ci = np.nonzero(lmc > 0)
+    per = pd.DataFrame({"cell": group[si] * pairs.size + ci, "t": lmt[si, ci].astype(np.int64),
+                        "n": lmc[si, ci].astype(np.int64)}).groupby("cell", sort=True).sum()
+    cell = per.index.to_numpy(np.int64)
+    gi, pi = cell // max(pairs.size, 1), cell % max(pairs.size, 1)
+    pair = pairs[pi]
+    rank = table["rank"].to_numpy(np.int64)[:1]
+    return pd.DataFrame({"rank": np.full(gi.size, rank[0] if rank.size else 0, np.int64),
+                         "kind": np.array(kinds, dtype=object)[gi // 2] if kinds else np.array([], object),
+                         "warmup": (gi % 2).astype(bool), "layer": pair // nm - 1,
+                         "module": pd.Categorical.from_codes(pair % nm, names),
+                         "time_ns": per["t"].to_numpy(np.int64), "count": per["n"].to_numpy(np.int64)})
 
 
 def _compact(raw: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
