@@ -93,9 +93,11 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     modules = _per_kind(table, lmt, lmc.reshape(len(table), lm_pairs.size), lm_pairs, nm, names)
     mc2 = mc.reshape(len(table), nm)
     si, mi = np.nonzero(mc2 > 0)
-    steps = pd.DataFrame({"rank": rank[si], "step": index[si],
+    # a row per step and module: int32 where the values are small (a rank's steps can number
+    # tens of thousands, and this table stays in memory until the report is made)
+    steps = pd.DataFrame({"rank": rank[si].astype(np.int32), "step": index[si].astype(np.int32),
                           "module": pd.Categorical.from_codes(mi, names),
-                          "time_ns": mt[si, mi], "exposed_ns": mx[si, mi], "count": mc2[si, mi]})
+                          "time_ns": mt[si, mi], "exposed_ns": mx[si, mi], "count": mc2[si, mi].astype(np.int32)})
     sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
                             "reference": a.reference.astype(object)})
     return Times(layers=layers, modules=modules, steps=steps, sources=sources, types=list(a.types))
