@@ -106,6 +106,9 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
         results = [analyze_rank(sub, steps_regex, rules, layers=layers, sol_options=sol_options, model=model)
                    for sub, _ in split_ranks(t)]
         stored.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
+    del t
+    stores.clear()  # the cache's copy of the tables, written by now
+    _give_back_memory()  # the tables let go: the next file or process does not stand on their pages
     if entry:
         cache.write_results(entry, {k: v for k, v in meta.items() if k not in ("cached", cache.WARNINGS)}, results,
                             st.shared)
@@ -192,24 +195,13 @@ def _processes(path: str, started: Started | None, client: Any, above: int | Non
 
 def _run_processes(path: str, tasks: list[Process], kwargs: dict, client: Any, progress: ProgressFn) -> list:
     """file_task(path, process=p) for every process, in order, here or on the cluster."""
-    n = len(tasks)
     if client is not None:
         return _on_cluster(client, _process_task, [(path, p) for p in tasks], kwargs, progress, star=True)
-    out = []
-    for i, p in enumerate(tasks):
-        def part(fraction: float, what: str = "", i: int = i) -> None:
-            progress((i + fraction) / n, f"process {i + 1}/{n} {what}")
-        out.append(file_task(path, progress=part, process=p, **kwargs))
-        _give_back_memory()
-        part(1.0, "done")
-    return out
+    return _in_order([dict(path=path, process=p) for p in tasks], kwargs, progress, "process")
 
 
 def _process_task(path: str, process: Process, **kwargs) -> tuple[dict, list[RankResult]]:
-    try:
-        return file_task(path, process=process, **kwargs)
-    finally:
-        _give_back_memory()
+    return file_task(path, process=process, **kwargs)
 
 
 def _give_back_memory() -> None:
@@ -230,16 +222,22 @@ def _give_back_memory() -> None:
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:
     """file_task(f, **kwargs) for every file, results in file order; progress after each file
     (and, in this process, while parsing)."""
-    n = len(files)
     if client is None:
-        out = []
-        for i, f in enumerate(files):
-            def part(fraction: float, what: str = "", i: int = i) -> None:
-                progress((i + fraction) / n, f"rank file {i + 1}/{n} {what}" if n > 1 else what)
-            out.append(file_task(f, progress=part, **kwargs))
-            part(1.0, "done")  # also when the file came from the cache (no parsing progress)
-        return out
+        return _in_order([dict(path=f) for f in files], kwargs, progress, "rank file")
     return _on_cluster(client, file_task, files, kwargs, progress)
+
+
+def _in_order(tasks: list[dict], kwargs: dict, progress: ProgressFn, what_each: str) -> list:
+    """file_task(**task, **kwargs) for every task in this process, in order; progress as each
+    advances ("<what_each> i/n" when there are several)."""
+    n = len(tasks)
+    out = []
+    for i, task in enumerate(tasks):
+        def part(fraction: float, what: str = "", i: int = i) -> None:
+            progress((i + fraction) / n, f"{what_each} {i + 1}/{n} {what}" if n > 1 else what)
+        out.append(file_task(**task, progress=part, **kwargs))
+        part(1.0, "done")  # also when it came from the cache (no parsing progress)
+    return out
 
 
 def _on_cluster(client: Any, fn, files: list, kwargs: dict, progress: ProgressFn, star: bool = False) -> list:

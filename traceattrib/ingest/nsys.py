@@ -47,15 +47,18 @@ from .nsys_tables import (
     NVTX_COLS,
     NVTX_TABLE,
     OSRT_TABLE,
+    PID_MASK,
     PROCESS_COLUMN,
     RUNTIME_TABLE,
     SAMPLE_TABLE,
     STRINGS_TABLE,
+    TIME_LIMIT_NS,
     Process,
     Started,
     columns,
     process_where,
     start,
+    unplaceable,
 )
 
 # CUpti_ActivityMemcpyKind, stable across CUPTI versions; names as `nsys stats` prints them.
@@ -67,9 +70,6 @@ COPY_KINDS = {0: "memcpy_unknown", 1: "memcpy_htod", 2: "memcpy_dtoh", 3: "memcp
 NVTX_PUSHPOP, NVTX_STARTEND, NVTX_DOMAIN_CREATE = 59, 60, 75
 
 
-# Times beyond this many ns (146 years) are not real: rejecting them also keeps end - start and
-# every later sum of spans inside int64.
-TIME_LIMIT_NS = 1 << 62
 INT32_MAX = (1 << 31) - 1
 
 
@@ -118,10 +118,7 @@ class _Reader:
         """'; first at rowid N' for the first row timeline_rows drops (found by SQL, only when some are)."""
         if not self.src.rowid_ok(table):
             return ""
-        lim = TIME_LIMIT_NS
-        cond = " or ".join([f'"{x}" is null' for x in ("start", "end") + required] +
-                           ['"end" < "start"'] + [f'"{x}" {op} {v}' for x in ("start", "end")
-                                                   for op, v in (("<", 0), (">", lim))])
+        cond = unplaceable(required)
         if self.pid is not None and table in PROCESS_COLUMN:
             among = " and ".join(f"({x})" for x in (among, process_where(table, self.pid)) if x)
         sql = f'select min(rowid) from "{table}" where ({cond})' + (f" and ({among})" if among else "")
@@ -224,12 +221,11 @@ def _distinct_ints(v: np.ndarray) -> np.ndarray:
 
 
 def _pid(global_id: np.ndarray) -> np.ndarray:
-    # globalPid / globalTid = (vmId << 48) | (pid << 24) | tid
-    return (global_id.astype(np.int64) >> 24) & 0xFFFFFF
+    return (global_id.astype(np.int64) >> 24) & PID_MASK
 
 
 def _tid(global_tid: np.ndarray) -> np.ndarray:
-    return global_tid.astype(np.int64) & 0xFFFFFF
+    return global_tid.astype(np.int64) & PID_MASK
 
 
 def _nullable(c: Columns, col: str) -> pd.arrays.IntegerArray:

@@ -73,6 +73,16 @@ def columns(src: SqliteSource, table: str, spec: tuple[list[str], list[str]],
 # peak memory per kernel of the rank analyzed.
 PIECE_KERNELS = 4_000_000
 PID_MASK = 0xFFFFFF  # globalPid / globalTid = (vmId << 48) | (pid << 24) | tid
+# Times beyond this many ns (146 years) are not real: rejecting them also keeps end - start and
+# every later sum of spans inside int64.
+TIME_LIMIT_NS = 1 << 62
+
+
+def unplaceable(required: tuple[str, ...] = ()) -> str:
+    """The SQL condition of rows that cannot be placed on the timeline (as nsys.bad_rows): a NULL
+    start, end or `required` column, end < start, a time below 0 or beyond TIME_LIMIT_NS."""
+    return " or ".join([f'"{x}" is null' for x in ("start", "end") + tuple(required)] + ['"end" < "start"'] +
+                       [f'"{x}" {op} {v}' for x in ("start", "end") for op, v in (("<", 0), (">", TIME_LIMIT_NS))])
 # the tables with a process column, and which one (the sampled call stacks join their samples)
 PROCESS_COLUMN = {KERNEL_TABLE: "globalPid", MEMCPY_TABLE: "globalPid", MEMSET_TABLE: "globalPid",
                   GRAPH_TABLE: "globalPid", RUNTIME_TABLE: "globalTid", DRIVER_TABLE: "globalTid",
@@ -103,14 +113,11 @@ def gpu_processes(src: SqliteSource) -> list[Process]:
     for table in (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE):
         if not src.has(table) or "globalPid" not in src.columns(table):
             continue
-        need = [c for c in ("start", "end", "deviceId") if c in src.columns(table)]
-        lim = 1 << 62
-        valid = " and ".join([f'"{c}" is not null' for c in need] + ['"end" >= "start"'] +
-                             [f'"{c}" between 0 and {lim}' for c in ("start", "end")])
+        has_dev = "deviceId" in src.columns(table)
         # a NULL process is read as 0, as the reader does
-        dev = '"deviceId"' if table == KERNEL_TABLE and "deviceId" in need else "null"
+        dev = '"deviceId"' if table == KERNEL_TABLE and has_dev else "null"
         rows = src.rows(f'select distinct (coalesce("globalPid", 0) >> 24) & {PID_MASK}, {dev} from "{table}" '
-                        f'where {valid}', table)
+                        f'where not ({unplaceable(("deviceId",) if has_dev else ())})', table)
         pids.update(int(p) for p, _ in rows if isinstance(p, int))
         devices.update(int(d) for _, d in rows if isinstance(d, int))
     every = tuple(sorted(pids))
