@@ -276,6 +276,18 @@ def test_report_json_contract(capsys):
     assert sm["speedup_bound_if_removed"]["cast"] > 1.2
 
 
+def test_report_written_in_slices_is_the_whole_text(capsys, monkeypatch):
+    """A long report reaches stdout in slices (no second, encoded copy of it at once): the bytes are
+    those of the report written whole, and `--output` (written whole) holds the same."""
+    import traceattrib.cli as cli
+
+    rc, whole, _ = run(capsys, "report", TORCH, "--format", "json", "--no-cache")
+    monkeypatch.setattr(cli, "ECHO_CHARS", 7)
+    rc2, sliced, _ = run(capsys, "report", TORCH, "--format", "json", "--no-cache")
+    assert rc == rc2 == 0 and len(whole) > 10_000 and sliced == whole
+    assert json.loads(sliced)["summary"]["step_counts"] == {"decode": 24, "prefill": 1}
+
+
 def test_report_md_and_csv(capsys):
     rc, out, _ = run(capsys, "report", EAGER, "--format", "md")
     assert rc == 0 and "| bucket |" in out and "llama_eager_nsys.sqlite" in out and "NVIDIA H200" in out

@@ -62,8 +62,17 @@ def test_json_dump_is_json_dumps_indent_1(name):
 
     from conftest import FIXTURES
 
-    d = jsonout.to_dict(analyze(read(str(FIXTURES / name))))
+    rep = analyze(read(str(FIXTURES / name)))
+    d = jsonout.to_dict(rep)
     assert jsonout.dump(d) == json.dumps(d, indent=1)
+    # the report rendered in pieces of steps: the same bytes however the steps are cut
+    want = json.dumps(d, indent=1) + "\n"
+    n = len(d["steps"])
+    assert n >= 2 and jsonout.render(rep) == want
+    for rows in (1, 2, n - 1):
+        parts = list(jsonout._step_parts(rep, rows))
+        assert sum(map(len, parts)) == n and len(parts) == -(-n // rows)
+        assert "".join(jsonout._pieces(rep, rows)) == want, rows
     # names with non-ASCII and control characters, empty containers, NaN (msgspec refuses: fallback)
     odd = {"é\u202e\x1b": ["\n\"", [], {}], "x": [1e-7, -0.0, 12345678901234567890, None, True]}
     assert jsonout.dump(odd) == json.dumps(odd, indent=1)

@@ -588,7 +588,7 @@ def test_cluster_tasks_are_the_processes_of_one_export(capsys, scheduler, tmp_pa
 
 
 def test_large_ranks_analyzed_in_one_thread_give_the_same_report(monkeypatch):
-    """Above analysis.ONE_THREAD_KERNELS a rank's analyses run one after another (less memory at
+    """Above analysis.ONE_THREAD_ROWS a rank's analyses run one after another (less memory at
     once): the same report as with the second thread."""
     path = str(FIXTURES / "tp2_eager_nsys.sqlite")
     trace = read(path)
@@ -603,11 +603,11 @@ def test_large_ranks_analyzed_in_one_thread_give_the_same_report(monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(concurrency, "ThreadPoolExecutor", counting)
-    monkeypatch.setattr(analysis, "ONE_THREAD_KERNELS", 0)
+    monkeypatch.setattr(analysis, "ONE_THREAD_ROWS", 0)
     rep = analyze(trace, **OPTIONS)
     assert threads == []  # no second thread was started
     assert_same_report(rep, ref)
     pd.testing.assert_frame_equal(rep.kernels, ref.kernels)
-    monkeypatch.setattr(analysis, "ONE_THREAD_KERNELS", 10 ** 9)
+    monkeypatch.setattr(analysis, "ONE_THREAD_ROWS", 10 ** 9)
     analyze(trace, **OPTIONS)
     assert "traceattrib-ops" in threads and "traceattrib-idle" in threads

@@ -216,9 +216,11 @@ def split_ranks(trace: Trace) -> list[tuple[Trace, dict[str, np.ndarray] | None]
     return out
 
 
-# A rank with more kernels than this runs its analyses one after another: two at once hold both
-# working sets (about 0.3 GB more at 6M kernels) to save about 15% of the time.
-ONE_THREAD_KERNELS = 2_000_000
+# A rank with more rows than this (kernels, launch calls and CPU ops together) runs its analyses
+# one after another: two at once hold both working sets to save about 15-30% of the time (about
+# 0.3 GB more at 6M kernels of an nsys export; 0.8 GB more for a 4.9 GB torch JSON, whose CPU ops
+# the speed of light walks beside the idle causes).
+ONE_THREAD_ROWS = 8_000_000
 
 
 def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.Rules | None = None,
@@ -233,7 +235,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
     rules = rules if rules is not None else classify.load_rules()
     trace, perm = sort_rows(trace)
     rank = _rank_of(trace)
-    alone = len(trace.kernels) > ONE_THREAD_KERNELS
+    alone = len(trace.kernels) + len(trace.launches) + len(trace.cpu_ops) > ONE_THREAD_ROWS
     # the GPU ops table needs no classification: made in a second thread meanwhile (numpy,
     # which releases the GIL)
     with beside(gpu_ops, trace, name="traceattrib-ops", inline=alone) as making:

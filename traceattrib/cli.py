@@ -152,6 +152,9 @@ def _rules_file(ctx, param, value: str | None) -> str | None:
     return value
 
 
+ECHO_CHARS = 1 << 24
+
+
 def _emit(text: str, output: str | None) -> None:
     if output:
         try:
@@ -160,7 +163,9 @@ def _emit(text: str, output: str | None) -> None:
         except OSError as e:
             raise TraceError(f"{output}: cannot write ({e.strerror or e})") from None
     else:
-        click.echo(text, nl=False)
+        # in slices: a report of hundreds of MB is not encoded into a second copy at once
+        for i in range(0, len(text), ECHO_CHARS):
+            click.echo(text[i:i + ECHO_CHARS], nl=False)
 
 
 def _safe_text(text: str) -> str:
@@ -321,8 +326,10 @@ def report(file, steps_regex, rules, what_if, layers, link, what_if_links, per_s
         if started is not None:
             started.close()
     text = render_report(rep, fmt, per_step)
+    warnings = rep.meta.get("warnings") or []
+    del rep  # its tables are not held beside the text while it is written
     if entry:
-        cache.write_output(entry, text, rep.meta.get("warnings") or [], shared_from_env())
+        cache.write_output(entry, text, warnings, shared_from_env())
     _emit(text, output)
 
 

@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import cache, classify, comm, sol
+from . import cache, classify, comm, heap, sol
 from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split_ranks
 from .concurrency import beside
 from .errors import TraceError
@@ -98,7 +98,7 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
     stores: list = []  # the file's tables are written to the cache beside the analysis
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
                         deferred=stores, shared=shared, process=process)
-    _give_back_memory()  # what parsing freed: about a third of the tables' size on a large export
+    heap.give_back()  # what parsing freed: about a third of the tables' size on a large export
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):
         t.meta["world_size"] = n_files
@@ -108,7 +108,7 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
         stored.result()  # (a bug in the store surfaces here; cache errors are caught inside it)
     del t
     stores.clear()  # the cache's copy of the tables, written by now
-    _give_back_memory()  # the tables let go: the next file or process does not stand on their pages
+    heap.give_back()  # the tables let go: the next file or process does not stand on their pages
     if entry:
         cache.write_results(entry, {k: v for k, v in meta.items() if k not in ("cached", cache.WARNINGS)}, results,
                             st.shared)
@@ -202,21 +202,6 @@ def _run_processes(path: str, tasks: list[Process], kwargs: dict, client: Any, p
 
 def _process_task(path: str, process: Process, **kwargs) -> tuple[dict, list[RankResult]]:
     return file_task(path, process=process, **kwargs)
-
-
-def _give_back_memory() -> None:
-    """Hand the heap's free pages back to the system (glibc's malloc_trim; nothing elsewhere): after
-    one process's tables are let go, glibc keeps most of their pages (about 0.6 GB for a process
-    of 6M kernels), so the next process would stand on top of them."""
-    import ctypes
-    import sys
-
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):  # musl and other C libraries: no malloc_trim
-        pass
 
 
 def run_files(files: list[str], kwargs: dict, client: Any = None, progress: ProgressFn = noop) -> list:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from .findings import as_dict
 from .notes import text, texts
 
 SCHEMA_VERSION = 1
+STEP_ROWS = 2000  # steps rendered at a time
 
 
 def plain(x: Any) -> Any:
@@ -183,37 +185,48 @@ def step_list(rep: Report) -> list[dict[str, Any]]:
 
 
 def _steps(rep: Report) -> list[dict[str, Any]]:
-    steps = []
+    return [s for part in _step_parts(rep) for s in part]
+
+
+def _step_parts(rep: Report, rows: int = STEP_ROWS) -> Iterator[list[dict[str, Any]]]:
+    """The document's steps, `rows` steps at a time (the per-step dicts of a report of hundreds of
+    thousands of steps would hold several times the memory of its text)."""
     cols = rep.collectives
     layer_ns = _layers_ns(rep)
     by_step = {}
     if len(cols):
         for (rank, step), g in cols.groupby(["rank", "step"]):
             by_step[(int(rank), int(step))] = {r["collective"]: _collective(r) for _, r in g.iterrows()}
-    for r in rep.steps.to_dict("records"):
-        span = r["span_ns"]
-        steps.append({
-            "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
-            "kind_evidence": str(r.get("kind_evidence", "")), "kind_against": str(r.get("kind_against", "")),
-            "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
-            "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
-            "integrity": [x for x in str(r.get("integrity") or "").split(",") if x],
-            "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
-            "outside_range_ns": _known(r.get("outside_ns")),
-            "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
-            "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
-                            "count": int(r[f"{b}_count"])} for b in rep.buckets},
-            "speedup_bound_if_removed": {b: _bound(span, r[f"{b}_exposed_ns"]) for b in rep.buckets},
-            "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
-            "speed_of_light": _sol_step(r),
-        })
-        if idle.has_causes(rep.steps):
-            steps[-1]["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
-            steps[-1]["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
-        lay = layer_ns.get((int(r["rank"]), int(r["index"])))
-        if lay is not None:
-            steps[-1]["layers_ns"] = lay
-    return steps
+    causes = idle.has_causes(rep.steps)
+    for lo in range(0, len(rep.steps), rows):
+        yield [_step(r, rep.buckets, by_step, layer_ns, causes)
+               for r in rep.steps.iloc[lo:lo + rows].to_dict("records")]
+
+
+def _step(r: dict, buckets, by_step: dict, layer_ns: dict, causes: bool) -> dict[str, Any]:
+    span = r["span_ns"]
+    step = {
+        "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
+        "kind_evidence": str(r.get("kind_evidence", "")), "kind_against": str(r.get("kind_against", "")),
+        "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
+        "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
+        "integrity": [x for x in str(r.get("integrity") or "").split(",") if x],
+        "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
+        "outside_range_ns": _known(r.get("outside_ns")),
+        "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
+        "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
+                        "count": int(r[f"{b}_count"])} for b in buckets},
+        "speedup_bound_if_removed": {b: _bound(span, r[f"{b}_exposed_ns"]) for b in buckets},
+        "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
+        "speed_of_light": _sol_step(r),
+    }
+    if causes:
+        step["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
+        step["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
+    lay = layer_ns.get((int(r["rank"]), int(r["index"])))
+    if lay is not None:
+        step["layers_ns"] = lay
+    return step
 
 
 def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
@@ -285,20 +298,47 @@ def _clean(x):
 
 
 def render(rep: Report) -> str:
-    return dump(to_dict(rep)) + "\n"
+    """json.dumps(to_dict(rep), indent=1) and a newline, byte for byte, made a few thousand steps
+    at a time: at most the text twice is held (its pieces and their join), not the whole document
+    as Python objects beside it (2.2 GB for the 398 MB text of 190k steps)."""
+    return "".join(_pieces(rep, STEP_ROWS))
+
+
+_SLOT = "\x00steps\x00"  # stands for the steps in the document without them
+
+
+def _pieces(rep: Report, rows: int) -> Iterator[str]:
+    doc = to_dict(rep, with_steps=False)
+    summary = doc.pop("summary")
+    doc["steps"], doc["summary"] = _SLOT, summary
+    # the line of a top-level key starts with one space, and a string never holds a line break:
+    # this line is the slot's alone
+    head, tail = indent(json.dumps(doc)).split(f'\n "steps": {json.dumps(_SLOT)},\n')
+    yield head + '\n "steps": '
+    n = 0
+    for part in _step_parts(rep, rows):
+        # the part as a list at depth 0 ("[\n {...}\n]"): its items one level deeper, brackets off
+        inner = indent(json.dumps(_clean(part)))[2:-2].replace("\n", "\n ")
+        yield ("[\n " if not n else ",\n ") + inner
+        n += len(part)
+    yield ("\n ]" if n else "[]") + ",\n" + tail + "\n"
 
 
 def dump(d: Any) -> str:
-    """json.dumps(d, indent=1), byte for byte: compact json.dumps (ASCII only) re-indented by msgspec,
-    about 4x faster on reports of thousands of steps; json.dumps itself when msgspec cannot read
-    the text (NaN / Infinity, which json.dumps writes and JSON has not)."""
+    """json.dumps(d, indent=1), byte for byte."""
+    return indent(json.dumps(d))
+
+
+def indent(text: str) -> str:
+    """Compact json.dumps text as json.dumps(..., indent=1) writes it, byte for byte: re-indented by
+    msgspec, about 4x faster on reports of thousands of steps; by json itself when msgspec cannot
+    read the text (NaN / Infinity, which json.dumps writes and JSON has not)."""
     import msgspec
 
-    text = json.dumps(d)
     try:
         return msgspec.json.format(text, indent=1)
     except msgspec.DecodeError:
-        return json.dumps(d, indent=1)
+        return json.dumps(json.loads(text), indent=1)
 
 
 def render_csv(rep: Report) -> str:

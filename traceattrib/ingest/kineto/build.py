@@ -60,7 +60,7 @@ def build(path: str, header: dict, c: dict, require_gpu: bool) -> Trace:
     start = c["ts"]
     dist = header.get("distributedInfo") or {}
     ev = _Events(start=start, end=start + np.maximum(c.pop("dur"), 0), pid=c["pid"], tid=c["tid"],
-                 corr=c["corr"].copy(), names=namev, rank=int(dist.get("rank", 0) or 0))
+                 corr=c.pop("corr"), names=namev, rank=int(dist.get("rank", 0) or 0))
     # string columns are categoricals with sorted categories: tests run once per distinct value
     is_kernel = _is(catv, "kernel")
     is_mem = _is(catv, "gpu_memcpy", "gpu_memset")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ... import heap
 from ...model import categorical_from
 from .fields import INT32_MAX, NUM, SMALL, STRS
 
@@ -100,6 +101,7 @@ class Columns:
         def cat(parts: list) -> np.ndarray:
             out = np.concatenate(parts) if len(parts) > 1 else parts[0] if parts else np.empty(0, np.int64)
             parts.clear()  # one column's pieces freed before the next column is joined
+            heap.give_back()  # and their pages handed back, or every joined column sits on top of them
             return out
 
         n = {k: cat(v) for k, v in self.num.items()}
