@@ -171,6 +171,32 @@ def test_public_vllm_graph_capture_is_not_cut_into_layers():
     rep = analyze(read(str(PUBLIC / "tracelens_mi300_vllm_graph_capture.json.gz")))
     st = rep.steps
     assert len(st) == 1 and st["layers"].iloc[0] == 24  # Qwen3 forward frames, not 24 one-layer steps
+    # vLLM's start-up capture of 25 graphs (hipStreamBeginCapture ... EndCapture): the step is said
+    # to be graph capture, not a forward pass
+    (n,) = [n for n in rep.notes if n.code == "steps.graph_capture"]
+    assert n.counts == (1, 25)
+    assert "not forward passes" in texts([n])[0]
+
+
+def test_steps_holding_a_stream_capture_are_said_to_be_capture():
+    """Launch calls renamed to cudaStreamBeginCapture inside two steps (three calls) and after the
+    last step: a note counts the two steps and three captures; the unchanged trace has none."""
+    t = load("llama_eager_torch")
+    ref = analyze(t)
+    assert not [n for n in ref.notes if n.code == "steps.graph_capture"]
+    tab = ref.steps.sort_values("start_ns")
+    la = t.launches
+    start = la["start_ns"].to_numpy()
+    rows = []
+    for i, k in ((3, 2), (7, 1)):
+        s, e = tab["start_ns"].iloc[i], tab["end_ns"].iloc[i]
+        rows += list(np.flatnonzero((start >= s) & (start < e))[:k])
+    rows.append(int(np.flatnonzero(start >= tab["end_ns"].max())[0]))
+    names = la["name"].astype(str).to_numpy()
+    names[rows] = "cudaStreamBeginCapture"
+    t.launches = la.assign(name=pd.Categorical(names))
+    (n,) = [n for n in analyze(t).notes if n.code == "steps.graph_capture"]
+    assert n.counts == (2, 3)
 
 
 @needs_shared

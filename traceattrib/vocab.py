@@ -284,6 +284,7 @@ class StepFrame(Struct, frozen=True):
 
 class StepGraphs(Struct, frozen=True):
     launch: str
+    capture: str = "(?!)"  # none: a vocabulary that names no capture call sees none
 
 
 class StepCudaApi(Struct, frozen=True):

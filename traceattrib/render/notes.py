@@ -93,6 +93,10 @@ TEXT: dict[str, Words] = {
     "steps.empty_ranges": lambda c, a: f"{c[0]} step range(s) launched no GPU work and are left out",
     "steps.warmup": lambda c, a: f"{c[0]} warm-up step(s) flagged and left out of the summaries",
     "steps.outliers": lambda c, a: f"{c[0]} outlier step(s) flagged (span far from the median); kept in summaries",
+    "steps.graph_capture": lambda c, a: (
+        f"{c[0]} step(s) hold CUDA-graph captures ({c[1]} stream capture(s) begun in them): kernels launched "
+        "while capturing are recorded into a graph, not run, so these steps are graph capture, not forward "
+        "passes (profile after the engine's start-up)"),
     "steps.outside": lambda c, a: f"{c[0]} GPU op(s) were launched outside every step and are not in any step",
     "steps.regex_forwards": lambda c, a: (f"--steps ranges hold {_forwards(*a)} forward passes each, "
                                           "by the kernel stream's once-per-forward kernels"),

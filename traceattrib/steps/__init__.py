@@ -36,6 +36,7 @@ from ..gpuops import gpu_ops
 from ..model import Trace
 from ..notes import Note, note
 from . import flags, graphs, kinds, sources
+from .arrays import name_matches
 from .candidate import Candidate
 from .chooser import choose
 from .detect import Detected, detection
@@ -101,6 +102,25 @@ def find_steps(trace: Trace, regex: str | None = None, kernel_buckets: pd.Series
     return find(ctx, cands, detection(ops, attention), layers)
 
 
+def _captures(table: pd.DataFrame, ctx: Context) -> Note | None:
+    """A note when steps hold the start of a stream capture (the kernels launched while capturing
+    are recorded into a graph, not run: such a step is graph capture, not a forward pass):
+    counts (steps, capture calls in them)."""
+    la = ctx.trace.launches
+    if not len(table) or not len(la):
+        return None
+    t = la["start_ns"].to_numpy(np.int64)[name_matches(la["name"], ctx.vocab.graph_capture)]
+    if not t.size:
+        return None
+    order = np.argsort(table["start_ns"].to_numpy(np.int64), kind="stable")
+    s, e = table["start_ns"].to_numpy(np.int64)[order], table["end_ns"].to_numpy(np.int64)[order]
+    row = np.searchsorted(s, t, side="right") - 1  # the last step starting at or before the call
+    inside = (row >= 0) & (t < e[np.maximum(row, 0)])
+    if not inside.any():
+        return None
+    return note("steps.graph_capture", counts=(np.unique(row[inside]).size, int(inside.sum())))
+
+
 def candidates(ctx: Context, regex: str | None = None) -> Iterator[Candidate]:
     """The sources' candidates in order of preference: the --steps regex's, each annotation
     family's, Python frames', CUDA-graph cycles' (detection's comes from `detection`). The first
@@ -152,6 +172,9 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
     warmup, outlier, flag_notes = flags.flag(table, work)
     table = table.assign(warmup=warmup, outlier=outlier)[STEP_COLUMNS]
     notes += table_notes + kind_notes + flag_notes
+    captured = _captures(table, ctx)
+    if captured is not None:
+        notes.append(captured)
     outside = int((step < 0).sum())
     if outside:
         notes.append(note("steps.outside", counts=(outside,)))

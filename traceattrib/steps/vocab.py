@@ -37,6 +37,7 @@ class Vocab:
     families: tuple[Family, ...]
     frames: tuple[tuple[str, re.Pattern], ...]
     graph_launch: re.Pattern
+    graph_capture: re.Pattern               # the call that starts a stream capture
     sync: re.Pattern
     kind_words: dict[str, re.Pattern]       # prefill / decode / mixed -> regex over names
     modes: dict[str, frozenset[str]]        # prefill / decode / mixed / none -> SGLang mode names
@@ -58,6 +59,7 @@ def _compile(doc: rules.StepsFile) -> Vocab:
         families=tuple(Family(f.name, f.framework, re.compile(f.regex), f.forward) for f in doc.family),
         frames=tuple((f.name, re.compile(f.regex)) for f in doc.frame),
         graph_launch=re.compile(doc.graphs.launch),
+        graph_capture=re.compile(doc.graphs.capture),
         sync=re.compile(doc.cuda_api.sync),
         kind_words={w: re.compile(getattr(k, w), re.I) for w in ("prefill", "decode", "mixed")},
         modes={"prefill": frozenset(k.prefill_modes), "decode": frozenset(k.decode_modes),
