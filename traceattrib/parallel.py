@@ -239,9 +239,10 @@ def run_files(files: list[str], kwargs: dict, client: Any = None, progress: Prog
     return _on_cluster(client, file_task, files, kwargs, progress)
 
 
-def _in_order(tasks: list[dict], kwargs: dict, progress: ProgressFn, what_each: str, fn=file_task) -> list:
-    """fn(**task, **kwargs) (a file_task) for every task in this process, in order; progress as each
-    advances ("<what_each> i/n" when there are several)."""
+def _in_order(tasks: list[dict], kwargs: dict, progress: ProgressFn, what_each: str, fn=None) -> list:
+    """fn(**task, **kwargs) (file_task when None) for every task in this process, in order; progress
+    as each advances ("<what_each> i/n" when there are several)."""
+    fn = fn or file_task  # looked up at call time, not bound when the module loads
     n = len(tasks)
     out = []
     for i, task in enumerate(tasks):
