@@ -93,6 +93,27 @@ CASES = [
     ("moe_down_sum_kernel", "elementwise", "reduction"),
     ("void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel(...)", "elementwise",
      "torch-elementwise"),
+    # TensorRT Myelin names list their fused ops: a mean then a (r)sqrt is a norm's statistics
+    # (LayerNorm after an embedding gather, RMSNorm), a mean alone or before the sqrt is not
+    ("__myl_GathGathGathMulAddMulAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl0_0", "norm", "norm"),
+    ("__myl_MulMeanAddRsqrtMul_myl0_3", "norm", "norm"),
+    ("__myl_SqrtMean_0", "other", "unmatched"),
+    ("__myl_FcMulAdd_myl0_2", "linear", "linear-named"),
+    # TensorRT-LLM's MHA kernels named per SM architecture, also when a table cut the leading 'f'
+    ("mhaSm100fKernel_Qkv", "attention", "attention"),
+    # AITER assembly attention entry points named by the forward pass of decode or prefill; a MoE
+    # or sampling kernel of the decode pass, and 'decoder' (a layer), are not attention
+    ("mi35x_v40_fwd_decode_m16x8_fp8bf16_fp8bf16_gen1", "attention", "attention-token"),
+    ("moe_fwd_decode_kernel", "other", "unmatched"),
+    ("top_k_sampling_fwd_decode", "other", "sampling-topk-sort"),
+    ("fwd_decoder_layer_kernel", "other", "unmatched"),
+    # MoE expert GEMMs named by stage (g1/g2) or activation/weight precision (AITER FlyDSL); the
+    # stage's reduce, sort and quantize kernels are not
+    ("flydsl_mxmoe_g1_a4w4_16x256x256_f16in_nt", "linear", "moe-gemm"),
+    ("flydsl_mxmoe_g2_a4w4_16x256x256_atomic", "linear", "moe-gemm"),
+    ("flydsl_mxmoe_g2_reduce_kernel", "elementwise", "reduction"),
+    ("moe_g1_sort_kernel", "other", "sampling-topk-sort"),
+    ("moe_a8w8_quant_kernel", "cast", "quantize"),
 ]
 
 
