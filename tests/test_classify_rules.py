@@ -98,6 +98,9 @@ CASES = [
     ("__myl_GathGathGathMulAddMulAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl0_0", "norm", "norm"),
     ("__myl_MulMeanAddRsqrtMul_myl0_3", "norm", "norm"),
     ("__myl_SqrtMean_0", "other", "unmatched"),
+    # older TensorRT's three-letter op names; a fusion led by a GEMM is the GEMM's (its main computation)
+    ("__myl_ResTraConCasMeaSubMulMeaAddSqrDivMulCasMulAdd_myl2_1", "norm", "norm"),
+    ("__myl_FcAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl5_249", "linear", "linear-named"),
     ("__myl_FcMulAdd_myl0_2", "linear", "linear-named"),
     # TensorRT-LLM's MHA kernels named per SM architecture, also when a table cut the leading 'f'
     ("mhaSm100fKernel_Qkv", "attention", "attention"),
