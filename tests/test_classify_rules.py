@@ -95,19 +95,20 @@ CASES = [
      "torch-elementwise"),
     # TensorRT Myelin names list their fused ops: a mean then a (r)sqrt is a norm's statistics
     # (LayerNorm after an embedding gather, RMSNorm), a mean alone or before the sqrt is not
-    ("__myl_GathGathGathMulAddMulAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl0_0", "norm", "norm"),
-    ("__myl_MulMeanAddRsqrtMul_myl0_3", "norm", "norm"),
+    ("__myl_GathGathGathMulAddMulAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl0_0", "norm", "myelin-norm"),
+    ("__myl_MulMeanAddRsqrtMul_myl0_3", "norm", "myelin-norm"),
     ("__myl_SqrtMean_0", "other", "unmatched"),
     # older TensorRT's three-letter op names; a fusion led by a GEMM is the GEMM's (its main computation)
-    ("__myl_ResTraConCasMeaSubMulMeaAddSqrDivMulCasMulAdd_myl2_1", "norm", "norm"),
+    ("__myl_ResTraConCasMeaSubMulMeaAddSqrDivMulCasMulAdd_myl2_1", "norm", "myelin-norm"),
     ("__myl_FcAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl5_249", "linear", "linear-named"),
     # a LayerNorm Myelin split in two kernels: the statistics, then the normalization (hashes shortened);
     # a division or a mean alone is no norm
-    ("__myl_TranConcCastMeanSubMulMean_0x4d2a", "norm", "norm"),
-    ("__myl_AddSqrtDivMulCastMulAddReshReshTran_0x3bd0", "norm", "norm"),
+    ("__myl_TranConcCastMeanSubMulMean_0x4d2a", "norm", "myelin-norm"),
+    ("__myl_AddSqrtDivMulCastMulAddReshReshTran_0x3bd0", "norm", "myelin-norm"),
     ("__myl_AddDivMul_0", "other", "unmatched"),
     ("__myl_TranReshMoveMean_myl0_56", "other", "unmatched"),
     ("__myl_FcMulAdd_myl0_2", "linear", "linear-named"),
+    ("__myl_bb0_8_ConvAddMeanSubMulMeanAddSqrtDiv_0", "linear", "linear-named"),
     # TensorRT-LLM's MHA kernels named per SM architecture, also when a table cut the leading 'f'
     ("mhaSm100fKernel_Qkv", "attention", "attention"),
     # AITER assembly attention entry points named by the forward pass of decode or prefill; a MoE
