@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -376,6 +377,52 @@ def test_stream_overlap_beyond_the_slack_only(eager, data):
     moved.loc[cur, ["start_ns", "end_ns"]] = [new_start, int(ops.at[cur, "end_ns"]) - shift]
     bad = integrity.stream_overlap(moved, skip, lim.overlap_slack_ns)
     assert bad[cur] == (by > lim.overlap_slack_ns)
+
+
+def test_a_repeated_launch_record_is_not_lost(eager):
+    """A launch call recorded twice (same process and correlation id): the op names the first as
+    its launch, and the second ran that op too, so neither is lost."""
+    t, rep, _ = eager
+    la = t.launches
+    k0 = t.kernels.iloc[len(t.kernels) // 2]
+    i = int(np.flatnonzero(la["correlation"].to_numpy() == int(k0["correlation"]))[0])
+    twice = pd.concat([la, la.iloc[[i]]], ignore_index=True)
+    twice["start_ns"] = twice["start_ns"].to_numpy().copy()
+    twice.loc[len(twice) - 1, "start_ns"] += 1  # a moment later, as a second record would be
+    t2 = type(t)(**{**t.tables(), "launches": twice}, meta=t.meta)
+    ops = gpu_ops(t2)
+    assert int((ops["launch_row"] == i).sum()) >= 1
+    lost, _, checked = integrity.lost_ops(t2.launches, ops, rep.steps, integrity.limits())
+    assert not lost.any() and checked > 0
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-2**62, 2**62)), min_size=1, max_size=40),
+       st.booleans())
+def test_earlier_max_is_a_grouped_running_max(rows, small):
+    """_earlier_max is the running max of the rows before each row in its group, on the fast path
+    (small values) and the fallback (values spread over the whole int64 range), exact in ints."""
+    rows = sorted(rows, key=lambda r: r[0])
+    group = np.array([r[0] for r in rows], np.int64)
+    group = np.r_[0, np.cumsum(group[1:] != group[:-1])]
+    x = np.array([r[1] % 10_000 if small else r[1] for r in rows], np.int64)
+    got = integrity._earlier_max(x, group)
+    for i in np.flatnonzero(np.r_[False, group[1:] == group[:-1]]):
+        assert got[i] == max(int(v) for v, g in zip(x[:i], group[:i]) if g == group[i])
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-2**62, 2**62)), min_size=1, max_size=40),
+       st.booleans())
+def test_group_median_is_pandas_median(rows, small):
+    """_group_median gives pandas' grouped median (of the values as float64) and count, with
+    (group, value) packed in one key or, for values spread over the int64 range, lexsorted."""
+    group = np.array([r[0] for r in rows], np.int64)
+    x = np.array([r[1] % 1000 if small else r[1] for r in rows], np.int64)
+    med, n = integrity._group_median(group, x)
+    ref = pd.Series(x.astype(np.float64)).groupby(group)
+    assert (med == ref.transform("median").to_numpy()).all()
+    assert (n == ref.transform("size").to_numpy()).all()
 
 
 def test_launches_inside_stream_capture_are_not_lost():

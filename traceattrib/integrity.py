@@ -132,16 +132,28 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
         return out
     s = ops["start_ns"].to_numpy(np.int64)[idx]
     e = ops["end_ns"].to_numpy(np.int64)[idx]
-    dev = ops["device"].to_numpy(np.int64)[idx]
-    stream = ops["stream"].to_numpy(np.int64)[idx]
-    order = np.lexsort((e, s, stream, dev))
-    s, e, dev, stream = s[order], e[order], dev[order], stream[order]
-    group = np.r_[0, np.cumsum((dev[1:] != dev[:-1]) | (stream[1:] != stream[:-1]))]
-    # the latest end among the earlier ops of the stream
-    prev_end = pd.Series(e).groupby(group).cummax().groupby(group).shift(1).to_numpy(np.float64)
-    bad = np.nan_to_num(prev_end, nan=-np.inf) - s > slack_ns
+    cols = [ops[c].to_numpy(np.int64)[idx] for c in ("device", "stream")]
+    stream = pack_keys(cols, [c[:0] for c in cols])[0]
+    order = np.lexsort((e, s, stream))
+    s, e, stream = s[order], e[order], stream[order]
+    group = np.r_[0, np.cumsum(stream[1:] != stream[:-1])]
+    prev_end = _earlier_max(e, group)  # the latest end among the earlier ops of the stream
+    first = np.r_[True, group[1:] != group[:-1]]
+    bad = ~first & (prev_end - s > slack_ns)
     out[idx[order[bad]]] = True
     return out
+
+
+def _earlier_max(x: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per row, the largest x among the rows before it in its group (rows in group order; the
+    first row of a group gets its own x, which the caller ignores)."""
+    lo, span = int(x.min()), int(x.max()) - int(x.min()) + 1
+    if (int(group[-1]) + 1) * span < 2 ** 62:  # each group lifted above every earlier one: one running max
+        lift = group.astype(np.int64) * span
+        run = np.maximum.accumulate(x - lo + lift) - lift + lo
+    else:
+        run = pd.Series(x).groupby(group).cummax().to_numpy(np.int64)
+    return np.r_[x[:1], run[:-1]]
 
 
 def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
@@ -161,14 +173,31 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
                 comm = np.asarray(cat.codes)[ops["src"].to_numpy()[k]] == code
         keep = k[~comm]
         if keep.size:
-            code = ops["name_code"].to_numpy(np.int64)[keep]
-            dk = pd.Series(d[keep].astype(np.float64))
-            g = dk.groupby(code)
-            med = g.transform("median").to_numpy()
-            cnt = g.transform("size").to_numpy()
+            med, cnt = _group_median(ops["name_code"].to_numpy(np.int64)[keep], d[keep])
             far = (cnt >= lim.duration_min_calls) & (med > 0) & (d[keep] > lim.duration_ratio_max * med)
             bad[keep[far]] = True
     return bad
+
+
+def _group_median(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the median of int64 `x` over the rows of its group (float64, the mean of the two
+    middle values for an even count, as pandas' median) and the group's row count."""
+    if not x.size:
+        return np.empty(0), np.empty(0, np.int64)
+    g_lo, x_lo = int(group.min()), int(x.min())
+    g_bits, x_bits = (int(group.max()) - g_lo).bit_length(), (int(x.max()) - x_lo).bit_length()
+    if g_bits + x_bits <= 63:  # (group, x) in one ordered key: one sort instead of a lexsort
+        order = np.argsort(((group - g_lo) << x_bits) | (x - x_lo), kind="stable")
+    else:
+        order = np.lexsort((x, group))
+    g, v = group[order], x[order].astype(np.float64)
+    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    n = np.diff(np.r_[first, g.size])
+    med = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
+    run = np.repeat(np.arange(first.size), n)
+    out_med, out_n = np.empty(x.size), np.empty(x.size, np.int64)
+    out_med[order], out_n[order] = med[run], n[run]
+    return out_med, out_n
 
 
 def drops(meta: dict, lim: Limits) -> tuple[int, int, list[str]]:
@@ -200,8 +229,8 @@ def unlaunched(ops: pd.DataFrame) -> np.ndarray:
 
 def lost_ops(launches: pd.DataFrame, ops: pd.DataFrame, steps: pd.DataFrame,
              lim: Limits) -> tuple[np.ndarray, np.ndarray, int]:
-    """(lost: per launch call, a kernel or graph launch that ran no GPU op; the step row it belongs
-    to, -1 none; calls looked at). Looked at: launch calls (not inside a stream capture on their
+    """(lost: per launch call, a kernel or graph launch that ran no GPU op; for a lost call, the
+    step row it belongs to, -1 otherwise; calls looked at). Looked at: launch calls (not inside a stream capture on their
     thread) from the first step's start to the call of the last GPU op that ran."""
     n = len(launches)
     lost = np.zeros(n, bool)
@@ -210,7 +239,10 @@ def lost_ops(launches: pd.DataFrame, ops: pd.DataFrame, steps: pd.DataFrame,
         return lost, where, 0
     cats = launches["name"].cat.categories
     codes = launches["name"].cat.codes.to_numpy()
-    per = lambda rx: np.array([bool(rx.search(str(c))) for c in cats] + [False])[codes]  # noqa: E731
+    def per(rx) -> np.ndarray:
+        hit = np.array([bool(rx.search(str(c))) for c in cats] + [False])
+        return hit[codes] if hit.any() else np.zeros(n, bool)
+
     is_launch = per(lim.launch_calls)
     start = launches["start_ns"].to_numpy(np.int64)
     # up to the call of the last op that ran: the GPU runs work long after the call that queued it,
@@ -218,17 +250,30 @@ def lost_ops(launches: pd.DataFrame, ops: pd.DataFrame, steps: pd.DataFrame,
     ran = ops["launch_start_ns"].to_numpy(np.int64)
     lo, hi = int(steps["start_ns"].min()), int(ran.max()) if (ran >= 0).any() else int(ops["start_ns"].max())
     look = is_launch & (start >= lo) & (start < hi) & (launches["correlation"].to_numpy(np.int64) > 0)
-    look &= ~_captured(launches, per(lim.capture_begin), per(lim.capture_end))
+    begin = per(lim.capture_begin)
+    if begin.any():
+        look &= ~_captured(launches, begin, per(lim.capture_end))
     if not look.any():
         return lost, where, 0
-    cols = ("pid", "correlation")
-    lk, ok = pack_keys([launches[c].to_numpy(np.int64) for c in cols], [ops[c].to_numpy(np.int64) for c in cols])
-    lost = look & ~np.isin(lk, ok)
-    # the step a call's work belongs to: the first step that had not ended when it was made
-    ends = steps["end_ns"].to_numpy(np.int64)
-    order = np.argsort(ends, kind="stable")
-    pos = np.searchsorted(ends[order], start)
-    where = np.where(pos < ends.size, order[np.minimum(pos, ends.size - 1)], -1)
+    # a call some op names as its launch ran that op; only the others are looked up by key (the
+    # same process and correlation id: a duplicate call of a launched one is not lost either)
+    maybe = look.copy()
+    if "launch_row" in ops.columns:
+        row = ops["launch_row"].to_numpy(np.int64)
+        maybe[row[row >= 0]] = False
+    idx = np.flatnonzero(maybe)
+    if idx.size:
+        cols = ("pid", "correlation")
+        lk, ok = pack_keys([launches[c].to_numpy(np.int64)[idx] for c in cols],
+                           [ops[c].to_numpy(np.int64) for c in cols])
+        lost[idx] = ~np.isin(lk, ok)
+    # the step a lost call's work belongs to: the first step that had not ended when it was made
+    idx = np.flatnonzero(lost)
+    if idx.size:
+        ends = steps["end_ns"].to_numpy(np.int64)
+        order = np.argsort(ends, kind="stable")
+        pos = np.searchsorted(ends[order], start[idx])
+        where[idx] = np.where(pos < ends.size, order[np.minimum(pos, ends.size - 1)], -1)
     return lost, where, int(look.sum())
 
 

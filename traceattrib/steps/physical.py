@@ -276,9 +276,15 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     if not ok.any():
         return out
     rows, src, code = rows[ok], src[ok], code[ok]
-    df = (pd.DataFrame({"r": ops["rank"].to_numpy()[rows], "s": step[rows], "c": code,
-                        "b": _blocks(trace.kernels, src).astype(np.float64)})
-          .groupby(["r", "s", "c"], sort=False)["b"].mean().rename("m").reset_index())
+    # mean blocks per (rank, step, kernel name), groups in order of first appearance; blocks are
+    # whole numbers, so the float64 sums are exact in any order
+    cols = [ops["rank"].to_numpy(np.int64)[rows], step[rows].astype(np.int64), code.astype(np.int64)]
+    group, keys = pd.factorize(pack_keys(cols, [c[:0] for c in cols])[0])
+    one = np.empty(keys.size, np.int64)
+    one[group] = np.arange(group.size)  # a row of each group
+    blocks = _blocks(trace.kernels, src).astype(np.float64)
+    df = pd.DataFrame({"r": cols[0][one], "s": cols[1][one], "c": cols[2][one],
+                       "m": np.bincount(group, blocks, keys.size) / np.bincount(group, minlength=keys.size)})
     # against the same kernel's steps of the same rank (a rank file analysed alone says the same)
     g = df.groupby(["r", "c"])["m"]
     med, lo, hi, n = g.transform("median"), g.transform("min"), g.transform("max"), g.transform("size")
