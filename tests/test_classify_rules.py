@@ -21,6 +21,40 @@ def one(rules, name: str) -> tuple[str, str]:
 
 
 CASES = [
+    # XLA: collectives named after their HLO op, fusions after their kind and root op
+    ("all-reduce-start", "communication", "xla-collective"),
+    ("reduce-scatter.3", "communication", "xla-collective"),
+    ("all-gather-start.1", "communication", "xla-collective"),
+    ("reduce_scatter_fusion", "communication", "custom-allreduce"),
+    ("loop_multiply_fusion", "elementwise", "xla-fusion"),
+    ("loop_dynamic_update_slice_fusion.2", "elementwise", "xla-fusion"),
+    ("loop_convert_fusion", "cast", "convert"),
+    ("fusion.123", "other", "unmatched"),
+    # a custom all-reduce known by its peers' buffers and signals, whatever its name
+    ("void ggml_cuda_tp::k_broadcast_reduce<4>(ggml_cuda_tp::RankData*, ggml_cuda_tp::RankSignals, "
+     "ggml_cuda_tp::Signal*, float const*, float*, int, long)", "communication", "custom-allreduce-args"),
+    # a gather from the KV cache exists only for attention; a plain gather is data movement
+    ("void vllm::gather_and_maybe_dequant_cache<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>(...)",
+     "attention", "kv-cache-write"),
+    ("void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
+     "elementwise", "torch-elementwise"),
+    # Paddle's batch norm family
+    ("void paddle::operators::KeBNBackwardData<float, (paddle::experimental::DataLayout)2>", "norm", "norm"),
+    ("void paddle::operators::KeNormAffine<float, (paddle::experimental::DataLayout)2>", "norm", "norm"),
+    # cuDNN's offsets helper lives under ::gemm:: and multiplies nothing
+    ("cudnn::maxwell::gemm::computeOffsetsKernel(cudnn::maxwell::gemm::ComputeOffsetsParams)", "other", "conv-helper"),
+    # activation and quantization fused, in either word order: elementwise; 'exact_mul' is no activation
+    ("_act_mul_and_dynamic_fp8_group_quant_kernel", "elementwise", "activation"),
+    ("exact_mul_dequant_kernel", "cast", "quantize"),
+    # 'no_cast' says there is no conversion
+    ("at::native::detail::split_with_sizes_copy_out_contiguous_no_cast_kernel(char **, char **, long *)",
+     "elementwise", "torch-elementwise"),
+    ("cast_fp32_to_bf16_kernel", "cast", "convert"),
+    # depthwise convolutions multiply no matrices
+    ("void paddle::operators::math::KernelDepthwiseConvFilterGradSp<float, 1, 1, 3, "
+     "(paddle::experimental::DataLayout)0>", "elementwise", "depthwise-conv"),
+    ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<1, float, int>(...)",
+     "elementwise", "torch-elementwise"),
     # CuTe-DSL collectives: the role is a word run together with others before `_object_at_`
     ("kernel_cutlass_kernel_b12xcommroce_oneshot_cute_RoceOneshotLaunch_object_at__ptri32gmemalign16_",
      "communication", "cute-dsl-communication"),
