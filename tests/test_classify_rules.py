@@ -30,10 +30,19 @@ CASES = [
     ("loop_dynamic_update_slice_fusion.2", "elementwise", "xla-fusion"),
     ("loop_convert_fusion", "cast", "convert"),
     ("fusion.123", "other", "unmatched"),
+    ("all-to-all.1.1", "communication", "xla-collective"),
+    ("loop_multiply_fusion_2", "elementwise", "xla-fusion"),
+    ("loop_reduce_window_fusion", "other", "pooling"),
+    ("loop_bitcast_convert_fusion", "elementwise", "xla-fusion"),
     # a custom all-reduce known by its peers' buffers and signals, whatever its name
     ("void ggml_cuda_tp::k_broadcast_reduce<4>(ggml_cuda_tp::RankData*, ggml_cuda_tp::RankSignals, "
      "ggml_cuda_tp::Signal*, float const*, float*, int, long)", "communication", "custom-allreduce-args"),
+    # with its peers' signals but a norm fused: goes by the norm
+    ("void aiter::local_device_load_rmsnorm<__hip_bfloat16, 512, 2>(aiter::RankSignals, long, long, "
+     "long, float, long, long)", "norm", "norm"),
     # a gather from the KV cache exists only for attention; a plain gather is data movement
+    ("void vllm::cp_gather_cache<__nv_bfloat16>(...)", "attention", "kv-cache-write"),
+    ("gather_cache_kernel", "elementwise", "data-movement"),
     ("void vllm::gather_and_maybe_dequant_cache<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>(...)",
      "attention", "kv-cache-write"),
     ("void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
@@ -53,6 +62,8 @@ CASES = [
     # depthwise convolutions multiply no matrices
     ("void paddle::operators::math::KernelDepthwiseConvFilterGradSp<float, 1, 1, 3, "
      "(paddle::experimental::DataLayout)0>", "elementwise", "depthwise-conv"),
+    ("void tensorflow::DepthwiseConv2dGPUKernelNHWC<float, 3, 3, 1>(tensorflow::DepthwiseArgs, "
+     "float const*, float const*, float*, int)", "elementwise", "depthwise-conv"),
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<1, float, int>(...)",
      "elementwise", "torch-elementwise"),
     # CuTe-DSL collectives: the role is a word run together with others before `_object_at_`
@@ -90,8 +101,9 @@ CASES = [
      "linear", "convolution"),
     ("void fft2d_r2c_32x32<float, false, 1u, false>(float2*, float const*, int, int, int, int, int, int)",
      "linear", "convolution"),
-    # a depthwise convolution multiplies no matrices (one channel at a time): elementwise, as
-    # Qwen3-Next's and Mamba's short convolutions run it
+    # a depthwise convolution multiplies no matrices (one channel at a time): elementwise (ATen's
+    # kernel also runs eager Mamba and Qwen3-Next short convolutions, which by name are other: this
+    # kernel's name cannot tell them from a CNN's)
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<3, float, int>(...)",
      "elementwise", "torch-elementwise"),
     ("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1", "linear", "convolution"),
