@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .intervals import pack_keys
-from .model import Trace
+from .model import Trace, compact
 
 OP_KINDS = ["kernel", "memop", "graph"]
 
@@ -41,7 +41,7 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     ops["before_trace"] = launched_before_trace(ops, trace.launches)
-    return ops
+    return compact(ops)  # one rank's device, rank and process: one value each, mostly
 
 
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:

@@ -79,9 +79,11 @@ def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
         else:
             from . import kineto
             t = kineto.read(path, require_gpu=require_gpu, progress=progress)
+    from ..model import compact_trace
+
     progress(1.0, "done")
     t.meta["path"] = path
-    return t
+    return compact_trace(t)  # columns set after the readers' conform (ranks, NCCL sizes) too
 
 
 def read(path: str, require_gpu: bool = True, progress: ProgressFn = noop,

@@ -1,0 +1,84 @@
+"""The table model's compact columns: a numeric column of one value throughout a large table is
+held as that value, with the same values and dtypes, and the table stays writable."""
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import traceattrib as ta
+from traceattrib.model import COMPACT_ROWS, compact
+
+from conftest import FIXTURES
+
+
+def _table(n: int) -> pd.DataFrame:
+    return pd.DataFrame({
+        "start_ns": np.arange(n, dtype=np.int64) * 10,
+        "pid": np.full(n, 4242, np.int64),
+        "rank": np.zeros(n, np.int32),
+        "flag": np.zeros(n, bool),
+        "graph_id": pd.array([pd.NA] * n, dtype="Int64"),
+        "graph_node_id": pd.array(np.arange(n), dtype="Int64"),
+        "name": pd.Categorical(["k"] * n),
+    })
+
+
+def _zero_stride(s: pd.Series) -> bool:
+    a = s.array._data if isinstance(s.dtype, pd.Int64Dtype) else s.to_numpy()
+    return a.strides == (0,)
+
+
+def test_constant_columns_are_held_as_one_value():
+    df = _table(COMPACT_ROWS)
+    c = compact(df)
+    pd.testing.assert_frame_equal(c, df)
+    assert [col for col in c.columns if _zero_stride(c[col])] == ["pid", "rank", "flag", "graph_id"]
+    small = compact(df.iloc[:COMPACT_ROWS - 1])
+    assert not any(_zero_stride(small[col]) for col in ("pid", "rank", "flag"))
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.integers(0, COMPACT_ROWS - 1), st.integers(-2**40, 2**40), st.sampled_from(["loc", "iloc", "derived"]))
+def test_a_compact_table_takes_writes(row, value, how):
+    """A write into one row of a compact column changes that row only, whether made through
+    .loc, .iloc or a frame derived from the table while the table lives."""
+    df = _table(COMPACT_ROWS)
+    c = compact(df)
+    target = c.assign(extra=1) if how == "derived" else c
+    if how == "iloc":
+        target.iloc[row, target.columns.get_loc("pid")] = value
+    else:
+        target.loc[row, "pid"] = value
+    want = np.full(COMPACT_ROWS, 4242, np.int64)
+    want[row] = value
+    assert (target["pid"].to_numpy() == want).all()
+    if how == "derived":
+        assert (c["pid"].to_numpy() == 4242).all()  # the table itself unchanged
+
+
+def test_a_loaded_trace_is_compact_and_analyzes_the_same():
+    """The eager nsys fixture (6,548 kernels, one process on one GPU): its kernels' process,
+    device and rank and the torch-only columns are held as one value each; the report equals
+    the one from the same tables made contiguous again."""
+    t = ta.load(str(FIXTURES / "llama_eager_nsys.sqlite"), use_cache=False)
+    held = {c for c in t.kernels.columns if _zero_stride(t.kernels[c])}
+    assert {"pid", "device", "rank", "op_id", "comm_in_nelems", "given_step", "graph_id"} <= held
+    assert "start_ns" not in held and "correlation" not in held
+    plain = type(t)(**{n: tab.copy(deep=True) for n, tab in t.tables().items()}, meta=dict(t.meta))
+    assert not any(_zero_stride(plain.kernels[c]) for c in ("pid", "rank"))
+    a, b = ta.analyze(t), ta.analyze(plain)
+    pd.testing.assert_frame_equal(a.steps, b.steps)
+    pd.testing.assert_frame_equal(a.kernel_totals, b.kernel_totals)
+    del t
+    gc.collect()
+
+
+@pytest.mark.parametrize("n", [0, 1, COMPACT_ROWS])
+def test_empty_and_tiny_tables_as_they_are(n):
+    df = _table(n)
+    pd.testing.assert_frame_equal(compact(df), df)
