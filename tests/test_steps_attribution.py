@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from traceattrib.analysis import analyze
-from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed, bucket_unions
+from traceattrib.attribute import ALL_BUCKETS, bound_if_faster, bound_if_removed, bucket_unions, category_unions_many
 from traceattrib.ingest import read
 from traceattrib.model import (
     GRAPH_COLUMNS,
@@ -359,3 +359,24 @@ def test_bucket_unions_match_a_segment_by_segment_count(iv):
     np.testing.assert_array_equal(busy, want_busy)
     np.testing.assert_array_equal(time, want_time)
     np.testing.assert_array_equal(alone, want_alone)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(iv=_step_intervals(), chunk=st.integers(1, 6), outside=st.booleans())
+def test_category_unions_in_runs_of_steps_are_the_same(iv, chunk, outside):
+    """category_unions_many a few ops (whole steps) at a time gives what it gives in one go, for
+    every coding, with ops outside steps left out either way."""
+    s, e, b, k, nsteps, nb = iv
+    step = k.copy()
+    if outside:
+        step[::3] = -1
+    has = [(k == j).any() for j in range(nsteps)]
+    start = np.array([s[k == j].min() if has[j] else 0 for j in range(nsteps)], np.int64)
+    span = np.array([max(int(np.maximum(e, s)[k == j].max()) - int(start[j]), 0) if has[j] else 0
+                     for j in range(nsteps)], np.int64)
+    codings = [(b, nb), (b % 2, 2)]
+    whole = category_unions_many(s, e, codings, step, start, span)
+    runs = category_unions_many(s, e, codings, step, start, span, chunk_ops=chunk)
+    for (t1, x1), (t2, x2) in zip(whole, runs):
+        np.testing.assert_array_equal(t1, t2)
+        np.testing.assert_array_equal(x1, x2)

@@ -102,21 +102,46 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
 
 
 def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list[tuple[np.ndarray, int]],
-                         step: np.ndarray, step_start_ns: np.ndarray,
-                         step_span_ns: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+                         step: np.ndarray, step_start_ns: np.ndarray, step_span_ns: np.ndarray,
+                         chunk_ops: int = 2_000_000) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per coding (code, ncodes) of the same ops, per step and category (nsteps x ncodes, ns): the
     union of the category's ops and the time when it alone runs, for ops [start_ns, end_ns) of
     category `code` (0..ncodes-1) in step `step` (row into step_start_ns / step_span_ns; ops with
     step < 0 are left out). What breakdown does for buckets, for any grouping of ops (layers,
-    modules); the ops are laid out and merged into the segments of their union once for all codings."""
+    modules); the ops are laid out and merged into the segments of their union once for all codings,
+    about chunk_ops ops (whole steps) at a time."""
     nsteps = len(step_start_ns)
+    step = np.asarray(step, np.int64)
     m = step >= 0
-    sid = step[m]
-    offset = np.zeros(nsteps + 1, np.int64)
-    offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64) + 1)
-    shift = (offset[:-1] - np.asarray(step_start_ns, np.int64))[sid]
-    seg = _Segments(np.asarray(start_ns, np.int64)[m] + shift, np.asarray(end_ns, np.int64)[m] + shift, sid, nsteps)
-    return [seg.times(np.asarray(code, np.int64)[m], ncodes) for code, ncodes in codings]
+    per_step = np.bincount(step[m], minlength=nsteps)
+    if int(per_step.sum()) <= chunk_ops:
+        return _unions_of(start_ns, end_ns, codings, np.flatnonzero(m), step, step_start_ns, step_span_ns, 0, nsteps)
+    # steps lie apart, so each step's unions need only its own ops: runs of whole steps of about
+    # chunk_ops ops at a time keep the sorted copies and the segments of a long trace small
+    bounds = np.r_[0, np.searchsorted(np.cumsum(per_step), np.arange(chunk_ops, per_step.sum(), chunk_ops)), nsteps]
+    bounds = np.unique(bounds)
+    chunk_of = np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
+    op_chunk = np.where(m, chunk_of[np.maximum(step, 0)] if nsteps else 0, -1)
+    out = [(np.zeros((nsteps, n), np.int64), np.zeros((nsteps, n), np.int64)) for _, n in codings]
+    for c in range(bounds.size - 1):
+        lo, hi = int(bounds[c]), int(bounds[c + 1])
+        part = _unions_of(start_ns, end_ns, codings, np.flatnonzero(op_chunk == c), step, step_start_ns,
+                          step_span_ns, lo, hi)
+        for (time, exposed), (t, x) in zip(out, part):
+            time[lo:hi], exposed[lo:hi] = t, x
+    return out
+
+
+def _unions_of(start_ns, end_ns, codings, rows: np.ndarray, step: np.ndarray, step_start_ns, step_span_ns,
+               lo: int, hi: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """category_unions_many of the ops `rows`, all in steps lo..hi-1 (result rows 0..hi-lo-1)."""
+    sid = step[rows] - lo
+    offset = np.zeros(hi - lo + 1, np.int64)
+    offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64)[lo:hi] + 1)
+    shift = (offset[:-1] - np.asarray(step_start_ns, np.int64)[lo:hi])[sid]
+    seg = _Segments(np.asarray(start_ns, np.int64)[rows] + shift, np.asarray(end_ns, np.int64)[rows] + shift,
+                    sid, hi - lo)
+    return [seg.times(np.asarray(code, np.int64)[rows], ncodes) for code, ncodes in codings]
 
 
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
