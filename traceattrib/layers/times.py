@@ -68,16 +68,19 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     rank, index = table["rank"].to_numpy(np.int64), table["index"].to_numpy(np.int64)
     nl = int(a.layer[keep].max()) + 2 if keep.any() else 1  # layer + 1: 0 is OUTSIDE
     nb, nm = len(buckets), max(len(a.modules), 1)
-    lay = np.where(keep, a.layer + 1, 0)
+    # per-op codes in int32 (layers x buckets and layers x modules are small), built in place: a
+    # long trace's temporaries here are several arrays as long as its kernel table
+    lay = np.where(keep, a.layer + 1, 0).astype(np.int32)
+    module = np.maximum(a.module, 0).astype(np.int32)
     # the (layer, bucket) and (layer, module) pairs that occur, as compact codes: dense tables over
     # every pair would grow with layers x modules x steps
-    lb_code, lb_pairs = _compact(np.where(keep, lay * nb + bucket_codes, 0), nl * nb)
-    lm_code, lm_pairs = _compact(np.where(keep, lay * nm + np.maximum(a.module, 0), 0), nl * nm)
+    lb_code, lb_pairs = _compact(_pair(lay, nb, bucket_codes, keep), nl * nb)
+    lm_code, lm_pairs = _compact(_pair(lay, nm, module, keep), nl * nm)
     (lt, _), (lbt, _), (lmt, _), (mt, mx) = category_unions_many(
-        s, e, [(lay, nl), (lb_code, lb_pairs.size), (lm_code, lm_pairs.size), (np.maximum(a.module, 0), nm)],
+        s, e, [(lay, nl), (lb_code, lb_pairs.size), (lm_code, lm_pairs.size), (module, nm)],
         st, start, span)
     lmc = np.bincount(st[keep] * lm_pairs.size + lm_code[keep], minlength=len(table) * lm_pairs.size)
-    mc = np.bincount(st[keep] * nm + a.module[keep], minlength=len(table) * nm)
+    mc = np.bincount(st[keep] * nm + module[keep], minlength=len(table) * nm)
     si, li = np.nonzero(lt > 0)
     types = a.layer_type.set_index(["step", "layer"])["type"] if len(a.layer_type) else pd.Series(dtype=np.int64)
     ty = types.reindex(pd.MultiIndex.from_arrays([si, li - 1])).fillna(-1).to_numpy(np.int64)
@@ -126,10 +129,19 @@ def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.n
                          "time_ns": per["t"].to_numpy(np.int64), "count": per["n"].to_numpy(np.int64)})
 
 
+def _pair(first: np.ndarray, n: int, second: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """first * n + second where keep, else 0 (int64: first * n may pass int32)."""
+    out = first.astype(np.int64)
+    out *= n
+    out += second
+    out[~keep] = 0
+    return out
+
+
 def _compact(raw: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Codes 0..size-1 renumbered to the ones that occur: (each row's new code, the old code of
-    each new one); np.unique's inverse without its sort of every row."""
+    """Codes 0..size-1 renumbered to the ones that occur: (each row's new code (int32 where the
+    count fits), the old code of each new one); np.unique's inverse without its sort of every row."""
     pairs = np.flatnonzero(np.bincount(raw, minlength=size))
-    remap = np.zeros(max(size, 1), np.int64)
+    remap = np.zeros(max(size, 1), np.int32 if pairs.size < 2 ** 31 else np.int64)
     remap[pairs] = np.arange(pairs.size)
     return remap[raw], pairs
