@@ -141,7 +141,7 @@ def _unions_of(start_ns, end_ns, codings, rows: np.ndarray, step: np.ndarray, st
     shift = (offset[:-1] - np.asarray(step_start_ns, np.int64)[lo:hi])[sid]
     seg = _Segments(np.asarray(start_ns, np.int64)[rows] + shift, np.asarray(end_ns, np.int64)[rows] + shift,
                     sid, hi - lo)
-    return [seg.times(np.asarray(code, np.int64)[rows], ncodes) for code, ncodes in codings]
+    return [seg.times(np.asarray(code)[rows].astype(np.int64), ncodes) for code, ncodes in codings]
 
 
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,

@@ -174,9 +174,10 @@ def conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
         elif t == "category":  # from codes: a list of a million "" takes a second to categorize
             out[c] = pd.Categorical.from_codes(np.zeros(n, np.int8), categories=[""]) if n else pd.Categorical([])
         elif t == "Int64":
-            out[c] = pd.arrays.IntegerArray(constant(0, n, np.int64), constant(True, n, bool))
+            out[c] = pd.arrays.IntegerArray(np.zeros(n, np.int64), np.ones(n, bool))
         else:
-            out[c] = constant(-1 if c in _MINUS_ONE else 0, n, t)
+            fill = -1 if c in _MINUS_ONE else 0
+            out[c] = constant(fill, n, t) if n >= COMPACT_ROWS else np.full(n, fill, dtype=t)
     res = pd.DataFrame(out, copy=False)
     if n and not res["start_ns"].is_monotonic_increasing:
         res = res.sort_values(["start_ns", "end_ns"], kind="stable", ignore_index=True)
@@ -189,16 +190,26 @@ def conform(df: pd.DataFrame, columns: dict[str, str]) -> pd.DataFrame:
 COMPACT_ROWS = 4096
 
 
+class _Owner(np.ndarray):
+    """The one element behind a `constant` column. Its `holder`, a second pandas holder of the
+    column, lives as long as any array viewing it (a reference cycle the collector frees with
+    them): pandas then copies the column before a write into it (copy-on-write) instead of
+    writing into the read-only view (pandas-dev/pandas#62144)."""
+
+    holder = None
+
+
 def constant(value, n: int, dtype) -> np.ndarray:
     """`value` n times, as a read-only zero-stride view of one element (8 bytes, not 8 per row)."""
-    return np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
+    one = _Owner(shape=(1,), dtype=dtype)
+    one[0] = value
+    return np.broadcast_to(one, (n,))
 
 
 def compact(df: pd.DataFrame) -> pd.DataFrame:
-    """`df` with each numeric column of one value throughout (nullable integers all missing
-    included) held as a `constant`; the same values, dtypes and index. Small tables as they are.
-    A write into the table (`.loc[...] = v`) copies the column first; numpy's views of table
-    columns are read-only already."""
+    """`df` with each numeric column of one value throughout held as a `constant`; the same
+    values, dtypes and index. Tables under COMPACT_ROWS rows as they are. The table and frames
+    made from it stay writable: a write copies the column first."""
     n = len(df)
     if n < COMPACT_ROWS:
         return df
@@ -211,15 +222,22 @@ def compact(df: pd.DataFrame) -> pd.DataFrame:
             # three samples first: most columns that vary are told at once, without a pass
             if a.strides != (0,) and a[0] == a[-1] == a[n // 2] and not (a != a[0]).any():
                 out[c], changed = constant(a[0], n, a.dtype), True
-        elif isinstance(col.dtype, pd.Int64Dtype) and col.iloc[0] is pd.NA and not col.notna().any():
-            out[c], changed = pd.arrays.IntegerArray(constant(0, n, np.int64), constant(True, n, bool)), True
-    if not changed:
-        return df
-    res = pd.DataFrame(out, index=df.index, copy=False)
-    # a second holder of its columns, kept with the table: pandas then copies a column before a
-    # write into it (copy-on-write) instead of writing into the read-only view
-    object.__setattr__(res, "_compact_holder", res.copy(deep=False))
+    res = pd.DataFrame(out, index=df.index, copy=False) if changed else df
+    for c in res.columns:
+        if isinstance(res[c].dtype, np.dtype):
+            owner = _owner(res[c].to_numpy())
+            if owner is not None and owner.holder is None:
+                owner.holder = res[c]
     return res
+
+
+def _owner(a: np.ndarray) -> _Owner | None:
+    """The `_Owner` under a `constant` view, None for any other array."""
+    if a.strides != (0,):
+        return None
+    while a is not None and not isinstance(a, _Owner):
+        a = a.base
+    return a
 
 
 def compact_trace(trace: Trace) -> Trace:

@@ -240,7 +240,7 @@ def annotate_kernels(kernels: pd.DataFrame, launches: pd.DataFrame, ranges: pd.D
     gcode, gids = pd.factorize(comm)
     group = np.array([f"{c:#x}" if c >= 0 else "" for c in gids], dtype=object)[gcode] if len(gids) \
         else np.array([], dtype=object)
-    out = kernels.copy()
+    out = kernels.copy(deep=False)  # whole columns are replaced below (copy-on-write keeps the input)
     for col, vals in (("comm_collective", coll_name), ("comm_dtype", dt), ("comm_group", group)):
         out[col] = _with_values(out[col], sel, vals)
     for col, vals, dtype in (("comm_in_nelems", in_n, np.int64), ("comm_out_nelems", out_n, np.int64),
