@@ -218,10 +218,8 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     entry = st.path(key(path, process))
     notes: list[str] = []
     if os.path.lexists(os.path.join(entry, "meta.json")):
-        from .model import compact_trace
-
         try:
-            t = compact_trace(read_tables(entry, st.shared))
+            t = read_tables(entry, st.shared)  # conform compacts each table
         except _cache_errors():  # a damaged entry is rebuilt, never trusted
             store.remove(entry)
             notes.append(damaged(entry))

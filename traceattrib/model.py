@@ -207,7 +207,7 @@ def constant(value, n: int, dtype) -> np.ndarray:
 
 
 def compact(df: pd.DataFrame) -> pd.DataFrame:
-    """`df` with each numeric column of one value throughout held as a `constant`; the same
+    """`df` with each integer or boolean column of one value throughout held as a `constant`; the same
     values, dtypes and index. Tables under COMPACT_ROWS rows as they are. The table and frames
     made from it stay writable: a write copies the column first."""
     n = len(df)
