@@ -416,7 +416,7 @@ def test_earlier_max_is_a_grouped_running_max(rows, small):
        st.booleans())
 def test_group_median_is_pandas_median(rows, small):
     """_group_median gives pandas' grouped median (of the values as float64) and count, with
-    (group, value) packed in one key or, for values spread over the int64 range, lexsorted."""
+    (group, value) packed in one sorted key or, for values spread over the int64 range, lexsorted."""
     group = np.array([r[0] for r in rows], np.int64)
     x = np.array([r[1] % 1000 if small else r[1] for r in rows], np.int64)
     med, n = integrity._group_median(group, x)

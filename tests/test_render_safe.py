@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from traceattrib.render.safe import clean, clean_frame, clean_obj
 
@@ -56,3 +58,25 @@ def test_clean_frame_string_columns_cleaned_only_where_needed():
     assert out["name"].iloc[-1] == "evil\\u202e" and out["name"].iloc[0] == "kernel_0"
     assert out["raw"].iloc[0] == "b\ufffd" and out["raw"].iloc[1] == "s"
     assert out["s"].iloc[-2] == "a\\tb" and pd.isna(out["s"].iloc[-1])
+
+
+def test_clean_frame_checks_distinct_values_and_unhashable_ones():
+    """Columns are checked by their distinct values; a column holding an unhashable value (a list)
+    is checked value by value and still cleaned."""
+    n = 10_000
+    df = pd.DataFrame({"bucket": ["gemm", "attention"] * (n // 2),
+                       "odd": pd.Series([[1]] + ["ok"] * (n - 2) + ["x\x1b"], dtype=object)})
+    out = clean_frame(df)
+    assert out["bucket"] is df["bucket"] or out["bucket"].equals(df["bucket"])
+    assert out["odd"].iloc[-1] == "x\\x1b" and out["odd"].iloc[0] == [1] and out["odd"].iloc[1] == "ok"
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.one_of(st.none(), st.text(max_size=4), st.binary(max_size=3)), min_size=1, max_size=30),
+       st.integers(1, 50))
+def test_clean_frame_is_clean_of_every_value(values, repeat):
+    """clean_frame of an object column is `clean` applied to each str/bytes value, however often
+    each value repeats (a missing value stays missing: None or NaN)."""
+    col = pd.Series(values * repeat, dtype=object)
+    out = [None if v is None or v != v else v for v in clean_frame(pd.DataFrame({"v": col}))["v"]]
+    assert out == [clean(v) if isinstance(v, (str, bytes)) else v for v in col]

@@ -185,11 +185,20 @@ def _group_median(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndar
     if not x.size:
         return np.empty(0), np.empty(0, np.int64)
     g_lo, x_lo = int(group.min()), int(x.min())
-    g_bits, x_bits = (int(group.max()) - g_lo).bit_length(), (int(x.max()) - x_lo).bit_length()
-    if g_bits + x_bits <= 63:  # (group, x) in one ordered key: one sort instead of a lexsort
-        order = np.argsort(((group - g_lo) << x_bits) | (x - x_lo), kind="stable")
-    else:
-        order = np.lexsort((x, group))
+    g_span = int(group.max()) - g_lo
+    g_bits, x_bits = g_span.bit_length(), (int(x.max()) - x_lo).bit_length()
+    if g_bits + x_bits <= 63 and g_span <= 4 * x.size:
+        # (group, x) in one ordered key, the keys themselves sorted (no permutation: rows of one
+        # key are alike), medians looked up per row by group
+        key = np.sort(((group - g_lo) << x_bits) | (x - x_lo))
+        g, v = key >> x_bits, ((key & ((1 << x_bits) - 1)) + x_lo).astype(np.float64)
+        first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+        n = np.diff(np.r_[first, g.size])
+        med_of, n_of = np.zeros(g_span + 1), np.zeros(g_span + 1, np.int64)
+        med_of[g[first]] = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
+        n_of[g[first]] = n
+        return med_of[group - g_lo], n_of[group - g_lo]
+    order = np.lexsort((x, group))
     g, v = group[order], x[order].astype(np.float64)
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     n = np.diff(np.r_[first, g.size])

@@ -237,13 +237,22 @@ def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
     if t is None or not len(t):
         return {}
     t = t[t["layer"] >= 0]
-    out = {}
-    for (rank, step), g in t.groupby(["rank", "step"], sort=False):
-        if len(g) >= MIN_LAYERS:
-            v = np.zeros(int(g["layer"].max()) + 1, np.int64)
-            v[g["layer"].to_numpy(np.int64)] = g["time_ns"].to_numpy(np.int64)
-            out[(int(rank), int(step))] = v.tolist()
-    return out
+    if not len(t):
+        return {}
+    rank, step = t["rank"].to_numpy(np.int64), t["step"].to_numpy(np.int64)
+    layer, ns = t["layer"].to_numpy(np.int64), t["time_ns"].to_numpy(np.int64)
+    order = np.lexsort((layer, step, rank))
+    rank, step, layer, ns = rank[order], step[order], layer[order], ns[order]
+    first = np.flatnonzero(np.r_[True, (rank[1:] != rank[:-1]) | (step[1:] != step[:-1])])
+    rows = np.diff(np.r_[first, rank.size])
+    # every step's layers as one flat zero-filled vector (layer 0 to its last), cut per step
+    width = layer[np.r_[first[1:], rank.size] - 1] + 1
+    at = np.r_[0, np.cumsum(width)]
+    flat = np.zeros(int(at[-1]), np.int64)
+    flat[np.repeat(at[:-1], rows) + layer] = ns
+    flat_list = flat.tolist()
+    keep = np.flatnonzero(rows >= MIN_LAYERS)
+    return {(int(rank[first[i]]), int(step[first[i]])): flat_list[at[i]:at[i + 1]] for i in keep.tolist()}
 
 
 def _known(v):
@@ -283,10 +292,15 @@ def _bound(span: int, exposed: int):
 
 def _clean(x):
     """JSON-safe: numpy scalars to Python, inf/nan to null."""
+    t = type(x)
+    if t is int or t is str or t is bool or x is None:  # most values: checked first, by type
+        return x
+    if t is dict:
+        return {k if type(k) is str else str(k): _clean(v) for k, v in x.items()}
+    if t is list or isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
     if isinstance(x, dict):
         return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
     if isinstance(x, (np.integer,)):
         return int(x)
     if isinstance(x, (np.floating, float)):
@@ -295,6 +309,22 @@ def _clean(x):
     if isinstance(x, np.bool_):
         return bool(x)
     return x
+
+
+def _dumps(x: Any) -> str:
+    """json.dumps(_clean(x)) for x whose dict keys are strings (a report's are): straight when x
+    holds no NaN or infinity (numpy scalars converted on the way), else through _clean."""
+    try:
+        return json.dumps(x, allow_nan=False, default=_scalar)
+    except (TypeError, ValueError):
+        return json.dumps(_clean(x))
+
+
+def _scalar(x: Any) -> Any:
+    """A numpy scalar as _clean makes it (json.dumps' fallback for types it cannot write)."""
+    if isinstance(x, (np.integer, np.bool_, np.floating)):
+        return _clean(x)
+    raise TypeError(type(x).__name__)
 
 
 def render(rep: Report) -> str:
@@ -318,7 +348,7 @@ def _pieces(rep: Report, rows: int) -> Iterator[str]:
     n = 0
     for part in _step_parts(rep, rows):
         # the part as a list at depth 0 ("[\n {...}\n]"): its items one level deeper, brackets off
-        inner = indent(json.dumps(_clean(part)))[2:-2].replace("\n", "\n ")
+        inner = indent(_dumps(part))[2:-2].replace("\n", "\n ")
         yield ("[\n " if not n else ",\n ") + inner
         n += len(part)
     yield ("\n ]" if n else "[]") + ",\n" + tail + "\n"

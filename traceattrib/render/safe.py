@@ -89,7 +89,7 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
             else:  # two names that differ only in unsafe characters: merge them
                 s = s.astype(object).map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v).astype("category")
         elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
-            if _all_safe(s.to_numpy(dtype=object)):
+            if _all_safe(_distinct(s)):
                 continue
             mapped = s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
             if mapped.equals(s):
@@ -101,6 +101,17 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
             out = df.copy(deep=False)
         out[c] = s
     return df if out is None else out
+
+
+def _distinct(s: pd.Series):
+    """The distinct values of a string column as an object array (every value when some cannot be
+    hashed): a million rows of a few hundred names are checked as those names."""
+    import numpy as np
+
+    try:
+        return np.asarray(s.unique(), dtype=object)
+    except TypeError:
+        return s.to_numpy(dtype=object)
 
 
 def _all_safe(values) -> bool:

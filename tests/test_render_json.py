@@ -1,0 +1,52 @@
+"""The JSON renderer's fast paths held to their plain equivalents on generated input."""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from traceattrib.layers import MIN_LAYERS
+from traceattrib.render import jsonout
+
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-2**63, 2**63 - 1), st.text(max_size=4),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-2**63, 2**63 - 1).map(np.int64), st.integers(0, 255).map(np.uint8),
+    st.booleans().map(np.bool_), st.floats(allow_nan=True).map(np.float64),
+    st.floats(width=32, allow_nan=True).map(np.float32))
+KEYS = st.one_of(st.text(max_size=3), st.integers(-5, 5).map(np.int64))
+DOCS = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.tuples(inner, inner), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(DOCS)
+def test_dumps_is_json_dumps_of_clean(doc):
+    """_dumps (json.dumps straight, numpy scalars converted) writes what json.dumps(_clean(doc))
+    writes, NaN and infinities as null and numpy keys as strings included (string keys, as a
+    report's are; a numpy key goes through _clean)."""
+    assert jsonout._dumps(doc) == json.dumps(jsonout._clean(doc))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4), st.integers(-2, 6), st.integers(0, 10**12)),
+                max_size=40, unique_by=lambda r: r[:3]))
+def test_layers_ns_is_the_time_of_each_layer_per_step(rows):
+    """_layers_ns: per (rank, step) with MIN_LAYERS+ layer rows (layer >= 0), a list indexed by
+    layer holding its time (0 for a layer without a row), as a loop over the groups builds it."""
+    t = pd.DataFrame(rows, columns=["rank", "step", "layer", "time_ns"]).astype(np.int64)
+    got = jsonout._layers_ns(SimpleNamespace(inside=SimpleNamespace(layers=t.sample(frac=1, random_state=0))))
+    want = {}
+    inner = t[t["layer"] >= 0]
+    for (rank, step), g in inner.groupby(["rank", "step"]):
+        if len(g) >= MIN_LAYERS:
+            v = [0] * (int(g["layer"].max()) + 1)
+            for layer, ns in zip(g["layer"], g["time_ns"]):
+                v[int(layer)] = int(ns)
+            want[(int(rank), int(step))] = v
+    assert got == want
+    assert all(type(x) is int for v in got.values() for x in v)
