@@ -170,6 +170,28 @@ CASES = [
     ("flydsl_mxmoe_g2_reduce_kernel", "elementwise", "reduction"),
     ("moe_g1_sort_kernel", "other", "sampling-topk-sort"),
     ("moe_a8w8_quant_kernel", "cast", "quantize"),
+    # TensorFlow: a transpose named by the dimensions it swaps; segment reductions over unsorted or
+    # sorted segments are reductions, not sorts, while a real sort stays a sort
+    ("void tensorflow::functor::SwapDimension1And2InTensor3UsingTiles<float, 256, 32, 32, false>(float const*, "
+     "tensorflow::functor::Dimension<3>, float*)", "elementwise", "layout-copy"),
+    ("void tensorflow::UnsortedSegmentCustomKernel...", "elementwise", "reduction"),
+    ("void tensorflow::SortedSegmentReductionCustomKernel<float, int>", "elementwise", "reduction"),
+    ("void cub::DeviceRadixSortOnesweepKernel<int>", "other", "sampling-topk-sort"),
+    # LoRA adapters' low-rank products and an MLP's projections named as kernels are GEMMs; words
+    # merely holding the letters (floral, countdown, downsample) are not
+    ("_fused_lora_fwd_kernel", "linear", "linear-named"),
+    ("_lora_shrink_kernel", "linear", "linear-named"),
+    ("sgmv_expand", "linear", "linear-named"),
+    ("floral_kernel", "other", "unmatched"),
+    ("gate_up_kernel_fp8", "linear", "linear-named"),
+    ("down_kernel_fp8", "linear", "linear-named"),
+    ("countdown_kernel", "other", "unmatched"),
+    ("downsample_kernel", "other", "unmatched"),
+    # flash decoding under either name; a KV-cache write named by what it packs first
+    ("flash_decode_paged_fp8", "attention", "attention"),
+    ("void write_packed_qkv_prefill_kv_kernel<c10::BFloat16>(const T1 *, const T1 *, T1 *, T1 *, long)",
+     "attention", "kv-cache-write"),
+    ("write_kv_indices_kernel", "other", "attention-metadata"),
 ]
 
 
