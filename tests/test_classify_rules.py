@@ -180,6 +180,10 @@ CASES = [
     ("void tensorflow::functor::ShuffleInTensor3Simple<float, 2, 1, 0, false>(int, float const*)", "elementwise",
      "layout-copy"),
     ("void cub::DeviceRadixSortOnesweepKernel<int>", "other", "sampling-topk-sort"),
+    # CUB's reductions are reductions; its scans and selections stay with sorting and scans
+    ("void at_cuda_detail::cub::DeviceSegmentedReduceKernel<at_cuda_detail::cub::DeviceReducePolicy<float>>",
+     "elementwise", "reduction"),
+    ("void at_cuda_detail::cub::DeviceScanKernel<at_cuda_d...", "other", "sampling-topk-sort"),
     # LoRA adapters' low-rank products and an MLP's projections named as kernels are GEMMs; words
     # merely holding the letters (floral, countdown, downsample) are not
     ("_fused_lora_fwd_kernel", "linear", "lora"),
