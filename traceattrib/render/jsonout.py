@@ -199,34 +199,53 @@ def _step_parts(rep: Report, rows: int = STEP_ROWS) -> Iterator[list[dict[str, A
             by_step[(int(rank), int(step))] = {r["collective"]: _collective(r) for _, r in g.iterrows()}
     causes = idle.has_causes(rep.steps)
     for lo in range(0, len(rep.steps), rows):
-        yield [_step(r, rep.buckets, by_step, layer_ns, causes)
-               for r in rep.steps.iloc[lo:lo + rows].to_dict("records")]
+        yield _steps_of(rep.steps.iloc[lo:lo + rows], rep.buckets, by_step, layer_ns, causes)
 
 
-def _step(r: dict, buckets, by_step: dict, layer_ns: dict, causes: bool) -> dict[str, Any]:
-    span = r["span_ns"]
-    step = {
-        "index": int(r["index"]), "rank": int(r["rank"]), "name": str(r["name"]), "kind": r["kind"],
-        "kind_evidence": str(r.get("kind_evidence", "")), "kind_against": str(r.get("kind_against", "")),
-        "tokens": _known(r.get("tokens")), "layers": _known(r.get("layers")),
-        "warmup": bool(r["warmup"]), "outlier": bool(r["outlier"]),
-        "integrity": [x for x in str(r.get("integrity") or "").split(",") if x],
-        "start_ns": int(r["start_ns"]), "end_ns": int(r["end_ns"]), "span_ns": int(span),
-        "outside_range_ns": _known(r.get("outside_ns")),
-        "busy_ns": int(r["busy_ns"]), "idle_ns": int(r["idle_ns"]), "overlap_ns": int(r["overlap_ns"]),
-        "buckets": {b: {"time_ns": int(r[f"{b}_time_ns"]), "exposed_ns": int(r[f"{b}_exposed_ns"]),
-                        "count": int(r[f"{b}_count"])} for b in buckets},
-        "speedup_bound_if_removed": {b: _bound(span, r[f"{b}_exposed_ns"]) for b in buckets},
-        "collectives": by_step.get((int(r["rank"]), int(r["index"])), {}),
-        "speed_of_light": _sol_step(r),
-    }
-    if causes:
-        step["idle_causes_ns"] = {c: int(r[col]) for c, col in zip(idle.CAUSES, idle.CAUSE_COLUMNS)}
-        step["idle_launch_queued_ns"] = int(r[idle.QUEUED_COLUMN])
-    lay = layer_ns.get((int(r["rank"]), int(r["index"])))
-    if lay is not None:
-        step["layers_ns"] = lay
-    return step
+def _steps_of(t, buckets, by_step: dict, layer_ns: dict, causes: bool) -> list[dict[str, Any]]:
+    """One Step object per row of `t`, made column by column (each column to Python values once,
+    not a dict per row looked up by name)."""
+    from ..sol import STEP_COLUMNS
+
+    def col(c: str, default=None) -> list:
+        return t[c].tolist() if c in t.columns else [default] * len(t)
+
+    index, rank, span = col("index"), col("rank"), col("span_ns")
+    per_bucket = [(b, col(f"{b}_time_ns"), col(f"{b}_exposed_ns"), col(f"{b}_count")) for b in buckets]
+    sol = [(c.removeprefix("sol_"), col(c)) for c in STEP_COLUMNS if c in t.columns]
+    idle_cols = [(c, col(name)) for c, name in zip(idle.CAUSES, idle.CAUSE_COLUMNS)] if causes else []
+    queued = col(idle.QUEUED_COLUMN) if causes else []
+    rows = zip(range(len(t)), index, rank, col("name"), col("kind"), col("kind_evidence", ""),
+               col("kind_against", ""), col("tokens"), col("layers"), col("warmup"), col("outlier"),
+               col("integrity"), col("start_ns"), col("end_ns"), span, col("outside_ns"), col("busy_ns"),
+               col("idle_ns"), col("overlap_ns"))
+    out = []
+    for (i, ix, rk, name, kind, evidence, against, tokens, layers, warmup, outlier, integrity, start, end, sp,
+         outside, busy, idle_ns, overlap) in rows:
+        key = (int(rk), int(ix))
+        step = {
+            "index": key[1], "rank": key[0], "name": str(name), "kind": kind,
+            "kind_evidence": str(evidence), "kind_against": str(against),
+            "tokens": _known(tokens), "layers": _known(layers),
+            "warmup": bool(warmup), "outlier": bool(outlier),
+            "integrity": [x for x in str(integrity or "").split(",") if x],
+            "start_ns": int(start), "end_ns": int(end), "span_ns": int(sp),
+            "outside_range_ns": _known(outside),
+            "busy_ns": int(busy), "idle_ns": int(idle_ns), "overlap_ns": int(overlap),
+            "buckets": {b: {"time_ns": int(tm[i]), "exposed_ns": int(ex[i]), "count": int(n[i])}
+                        for b, tm, ex, n in per_bucket},
+            "speedup_bound_if_removed": {b: _bound(sp, ex[i]) for b, _, ex, _ in per_bucket},
+            "collectives": by_step.get(key, {}),
+            "speed_of_light": {c: (v[i] if isinstance(v[i], str) else _num(v[i])) for c, v in sol},
+        }
+        if causes:
+            step["idle_causes_ns"] = {c: int(v[i]) for c, v in idle_cols}
+            step["idle_launch_queued_ns"] = int(queued[i])
+        lay = layer_ns.get(key)
+        if lay is not None:
+            step["layers_ns"] = lay
+        out.append(step)
+    return out
 
 
 def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
@@ -258,14 +277,6 @@ def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
 def _known(v):
     """A count the trace may not give (-1 in the tables) as int or null."""
     return None if v is None or v < 0 else int(v)
-
-
-def _sol_step(r: dict) -> dict:
-    """The step's speed-of-light columns (sol.py); NaN becomes null."""
-    from ..sol import STEP_COLUMNS
-
-    return {c.removeprefix("sol_"): (r[c] if isinstance(r.get(c), str) else _num(r.get(c)))
-            for c in STEP_COLUMNS if c in r}
 
 
 def _num(v):
