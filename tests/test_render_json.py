@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from traceattrib.layers import MIN_LAYERS
@@ -18,17 +18,19 @@ SCALARS = st.one_of(
     st.integers(-2**63, 2**63 - 1).map(np.int64), st.integers(0, 255).map(np.uint8),
     st.booleans().map(np.bool_), st.floats(allow_nan=True).map(np.float64),
     st.floats(width=32, allow_nan=True).map(np.float32))
-KEYS = st.one_of(st.text(max_size=3), st.integers(-5, 5).map(np.int64))
+KEYS = st.one_of(st.text(max_size=3), st.integers(-5, 5).map(np.int64), st.text(max_size=3).map(np.str_))
 DOCS = st.recursive(SCALARS, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.tuples(inner, inner), st.dictionaries(KEYS, inner, max_size=4)), max_leaves=20)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(DOCS)
+@example({np.str_("a\x00"): [np.float32("nan"), (np.bool_(True), 2**70)]})
 def test_dumps_is_json_dumps_of_clean(doc):
     """_dumps (json.dumps straight, numpy scalars converted) writes what json.dumps(_clean(doc))
     writes, NaN and infinities as null and numpy keys as strings included (string keys, as a
-    report's are; a numpy key goes through _clean)."""
+    report's are, str subclasses such as numpy's with their own characters; a numpy integer key
+    goes through _clean)."""
     assert jsonout._dumps(doc) == json.dumps(jsonout._clean(doc))
 
 

@@ -196,7 +196,7 @@ def _step_parts(rep: Report, rows: int = STEP_ROWS) -> Iterator[list[dict[str, A
     by_step = {}
     if len(cols):
         for (rank, step), g in cols.groupby(["rank", "step"]):
-            by_step[(int(rank), int(step))] = {r["collective"]: _collective(r) for _, r in g.iterrows()}
+            by_step[(int(rank), int(step))] = {str(r["collective"]): _collective(r) for _, r in g.iterrows()}
     causes = idle.has_causes(rep.steps)
     for lo in range(0, len(rep.steps), rows):
         yield _steps_of(rep.steps.iloc[lo:lo + rows], rep.buckets, by_step, layer_ns, causes)
@@ -264,14 +264,16 @@ def _layers_ns(rep: Report) -> dict[tuple[int, int], list[int]]:
     rank, step, layer, ns = rank[order], step[order], layer[order], ns[order]
     first = np.flatnonzero(np.r_[True, (rank[1:] != rank[:-1]) | (step[1:] != step[:-1])])
     rows = np.diff(np.r_[first, rank.size])
-    # every step's layers as one flat zero-filled vector (layer 0 to its last), cut per step
-    width = layer[np.r_[first[1:], rank.size] - 1] + 1
-    at = np.r_[0, np.cumsum(width)]
+    keep = rows >= MIN_LAYERS
+    member = np.repeat(keep, rows)  # the rows of the steps kept
+    last = (np.r_[first[1:], rank.size] - 1)[keep]
+    first, rows = first[keep], rows[keep]
+    # every kept step's layers as one flat zero-filled vector (layer 0 to its last), cut per step
+    at = np.r_[0, np.cumsum(layer[last] + 1)]
     flat = np.zeros(int(at[-1]), np.int64)
-    flat[np.repeat(at[:-1], rows) + layer] = ns
+    flat[np.repeat(at[:-1], rows) + layer[member]] = ns[member]
     flat_list = flat.tolist()
-    keep = np.flatnonzero(rows >= MIN_LAYERS)
-    return {(int(rank[first[i]]), int(step[first[i]])): flat_list[at[i]:at[i + 1]] for i in keep.tolist()}
+    return {(int(rank[f]), int(step[f])): flat_list[at[i]:at[i + 1]] for i, f in enumerate(first.tolist())}
 
 
 def _known(v):
@@ -306,12 +308,10 @@ def _clean(x):
     t = type(x)
     if t is int or t is str or t is bool or x is None:  # most values: checked first, by type
         return x
-    if t is dict:
-        return {k if type(k) is str else str(k): _clean(v) for k, v in x.items()}
-    if t is list or isinstance(x, (list, tuple)):
+    if isinstance(x, dict):  # string keys as they are (a numpy string's own characters)
+        return {k if isinstance(k, str) else str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
         return [_clean(v) for v in x]
-    if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, (np.integer,)):
         return int(x)
     if isinstance(x, (np.floating, float)):
