@@ -140,19 +140,19 @@ CASES = [
     ("void at::native::vectorized_elementwise_kernel<4, at::native::relu_kernel(...)", "elementwise",
      "torch-elementwise"),
     # TensorRT Myelin names list their fused ops: a mean then a (r)sqrt is a norm's statistics
-    # (LayerNorm after an embedding gather, RMSNorm), a mean alone or before the sqrt is not
+    # (LayerNorm after an embedding gather, RMSNorm), a mean alone or before the sqrt is not (pointwise)
     ("__myl_GathGathGathMulAddMulAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl0_0", "norm", "myelin-norm"),
     ("__myl_MulMeanAddRsqrtMul_myl0_3", "norm", "myelin-norm"),
-    ("__myl_SqrtMean_0", "other", "unmatched"),
+    ("__myl_SqrtMean_0", "elementwise", "myelin-pointwise"),
     # older TensorRT's three-letter op names; a fusion led by a GEMM is the GEMM's (its main computation)
     ("__myl_ResTraConCasMeaSubMulMeaAddSqrDivMulCasMulAdd_myl2_1", "norm", "myelin-norm"),
     ("__myl_FcAddCastMeanSubMulMeanAddSqrtDivMulCastMulAdd_myl5_249", "linear", "linear-named"),
     # a LayerNorm Myelin split in two kernels: the statistics, then the normalization (hashes shortened);
-    # a division or a mean alone is no norm
+    # a division or a mean alone is no norm (pointwise)
     ("__myl_TranConcCastMeanSubMulMean_0x4d2a", "norm", "myelin-norm"),
     ("__myl_AddSqrtDivMulCastMulAddReshReshTran_0x3bd0", "norm", "myelin-norm"),
-    ("__myl_AddDivMul_0", "other", "unmatched"),
-    ("__myl_TranReshMoveMean_myl0_56", "other", "unmatched"),
+    ("__myl_AddDivMul_0", "elementwise", "myelin-pointwise"),
+    ("__myl_TranReshMoveMean_myl0_56", "elementwise", "myelin-pointwise"),
     ("__myl_FcMulAdd_myl0_2", "linear", "linear-named"),
     ("__myl_bb0_8_ConvAddMeanSubMulMeanAddSqrtDiv_0", "linear", "linear-named"),
     # TensorRT-LLM's MHA kernels named per SM architecture, also when a table cut the leading 'f'
@@ -209,6 +209,36 @@ CASES = [
     ("void write_packed_qkv_prefill_kv_kernel<c10::BFloat16>(const T1 *, const T1 *, T1 *, T1 *, long)",
      "attention", "kv-cache-write"),
     ("write_kv_indices_kernel", "other", "attention-metadata"),
+    # XLA wraps an op it did not fuse (wrapped_slice); a wrapped convert is a cast
+    ("wrapped_slice", "elementwise", "xla-fusion"),
+    ("wrapped_concatenate.3", "elementwise", "xla-fusion"),
+    ("wrapped_convert.1", "cast", "convert"),
+    ("rocprim::detail::wrapped_scan_kernel", "other", "sampling-topk-sort"),
+    # TensorRT: Myelin's fused MHA is attention, not a GEMM; Myelin fusions no other rule reads are
+    # pointwise, while a GEMM-led or a norm one keeps its bucket
+    ("_gemm_mha_v2_0x865c16f51c59c6f8d5af8f4d8f92b6d0", "attention", "attention"),
+    ("_gemm_mha_0x865c", "attention", "attention"),
+    ("gemm_mha_v2", "attention", "attention"),
+    ("gemm_mha_proj_kernel", "linear", "gemm"),
+    ("__myl_Tran_0xb77f233ca34b346c768b4603d93f4486", "elementwise", "myelin-pointwise"),
+    ("__myl_Topk_0x612a857e959121f4ba1df388c9ccb495", "other", "sampling-topk-sort"),
+    ("__myl_FcAddRelu_0x1234", "linear", "linear-named"),
+    # cuDNN's generic tensor op (add, mul, ... by cudnnGenericOp_t) is pointwise
+    ("void op_generic_tensor_kernel<3, float, float, float, 256, (cudnnGenericOp_t)0, (cudnnNanPropagation_t)0, 0>"
+     "(cudnnTensorStruct, float*)", "elementwise", "arith"),
+    # Mamba2's SSD chunk products are SSM kernels (other), not GEMMs; a plain batched matmul stays one
+    ("_bmm_chunk_fwd_kernel", "other", "ssm"),
+    ("_bmm_chunk_bwd_kernel", "other", "ssm"),
+    ("bmm_kernel_fwd", "linear", "gemm"),
+    # Apex's tensor-list kernels (Adam and other functors) are pointwise updates
+    ("void multi_tensor_apply_kernel<TensorListMetadata<4>, AdamFunctor<float>, float, float, float, float, float, "
+     "float, adamMode_t, float>(int, int volatile*)", "elementwise", "optimizer"),
+    ("void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+     "TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>>",
+     "elementwise", "torch-elementwise"),
+    # nsys names Unified Memory page migrations as memcpy rows
+    ("[CUDA Unified Memory memcpy HtoD]", "memory", "memcpy-kernel"),
+    ("[CUDA Unified Memory memcpy DtoH]", "memory", "memcpy-kernel"),
 ]
 
 
