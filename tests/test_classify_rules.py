@@ -239,6 +239,24 @@ CASES = [
     # nsys names Unified Memory page migrations as memcpy rows
     ("[CUDA Unified Memory memcpy HtoD]", "memory", "memcpy-kernel"),
     ("[CUDA Unified Memory memcpy DtoH]", "memory", "memcpy-kernel"),
+    # Myelin: a softmax fusion is other, a fusion of casts and layout alone a cast, a fusion with a
+    # cast inside (GELU's Erf, RoPE's Sin/Cos) goes by its computation, a cross-correlation leads a
+    # convolution; the MHA layer's name in TensorRT's layer table is attention too
+    ("__myl_bb1_3_MaxSubExpSumDivMul", "other", "myelin-softmax"),
+    ("__myl_MaxrSubExpSumDiv_myl0_9", "other", "myelin-softmax"),
+    ("__myl_Cast_0x88a9fc905715f4bf12322bd14c6ba089", "cast", "myelin-cast"),
+    ("__myl_CastReplDivCastCastMulCast", "cast", "myelin-cast"),
+    ("__myl_MulCastErfCastAddMulMulMulCast", "elementwise", "myelin-pointwise"),
+    ("__myl_MaxMinDivReshMulSinCastCosCastConc", "elementwise", "myelin-pointwise"),
+    ("__myl_CorrMulAddRelu_myl0_1", "linear", "linear-named"),
+    ("_gemm_mha_v2_myl3_6", "attention", "attention"),
+    # another Mamba2 spelling of the SSD chunk products
+    ("bmm_chunk_forward_kernel", "other", "ssm"),
+    # XLA's wrapped ops by name; a CUDA kernel merely called wrapped_* is not one
+    ("wrapped_dot", "linear", "gemm"),
+    ("wrapped_stochastic-convert", "cast", "convert"),
+    ("wrapped_dynamic-update-slice.2", "elementwise", "xla-fusion"),
+    ("wrapped_run_iteration_project_nutrients", "other", "unmatched"),
 ]
 
 
