@@ -257,6 +257,23 @@ CASES = [
     ("wrapped_stochastic-convert", "cast", "convert"),
     ("wrapped_dynamic-update-slice.2", "elementwise", "xla-fusion"),
     ("wrapped_run_iteration_project_nutrients", "other", "unmatched"),
+    # AITER's Gluon GEMMs named by precision (mm_a16w16), whose 'prefill' is no fill
+    ("gluon_mm_a16w16_prefill_gfx950.kd", "linear", "gemm"),
+    ("gluon_mm_a16w16_medium_gfx950.kd", "linear", "gemm"),
+    ("fill_kernel_cuda", "elementwise", "data-movement"),
+    # a numbered add; words that start with the letters are not
+    ("_add3_kernel.kd", "elementwise", "arith"),
+    ("address_kernel", "other", "unmatched"),
+    # a dynamic-scale fp8 quantize; an fp8 GEMM of the same words stays a GEMM
+    ("_dynamic_fp8_single_pass_kernel.kd", "cast", "quantize"),
+    ("dynamic_fp8_gemm_kernel", "linear", "gemm"),
+    ("dynamic_batching_kernel", "other", "unmatched"),
+    # an expert down projection tagged with its phase; a sum after it is a sum
+    ("dsv4_fp8_grouped_down_decode_kernel", "linear", "linear-named"),
+    ("moe_down_decode_sum_kernel", "elementwise", "reduction"),
+    # a one-shot all-reduce abbreviated
+    ("oneshot_ar", "communication", "custom-allreduce"),
+    ("oneshot_arange", "elementwise", "data-movement"),
 ]
 
 
