@@ -274,6 +274,19 @@ CASES = [
     # a one-shot all-reduce abbreviated
     ("oneshot_ar", "communication", "custom-allreduce"),
     ("oneshot_arange", "elementwise", "data-movement"),
+    # Gluon GEMMs named by an fp8/mxfp8 precision, a GEMM's split-K reduce in decode; a Gemma
+    # model's own rope/add/routing kernels are no GEMM
+    ("gluon_mm_mxfp8_decode_gfx950", "linear", "gemm"),
+    ("gluon_mm_fp8_blockscale_largem_gfx950", "linear", "gemm"),
+    ("gluon_mm_fp8_blockscale_decode_reduce_gfx950", "linear", "gemm"),
+    ("gemma4_rope_bf16_kernel", "elementwise", "rope"),
+    ("GemmaRotaryEmb", "elementwise", "rope"),
+    ("gemma4_moe_route_128_8_f32", "other", "moe-routing"),
+    ("gemm_a8w8_blockscale_kernel", "linear", "gemm"),
+    # a bare projection kernel with its phase; an activation fused with a dynamic quantize is the
+    # activation's
+    ("gate_up_decode_kernel", "linear", "linear-named"),
+    ("gate_geglu_quantize_dynamic_fp8_fp16", "elementwise", "activation"),
 ]
 
 
