@@ -187,22 +187,21 @@ def _group_median(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndar
     g_lo, x_lo = int(group.min()), int(x.min())
     g_span = int(group.max()) - g_lo
     g_bits, x_bits = g_span.bit_length(), (int(x.max()) - x_lo).bit_length()
-    if g_bits + x_bits <= 63 and g_span <= 4 * x.size:
-        # (group, x) in one ordered key, the keys themselves sorted (no permutation: rows of one
-        # key are alike), medians looked up per row by group
+    packed = g_bits + x_bits <= 63 and g_span <= 4 * x.size
+    if packed:  # (group, x) as one ordered key, the keys themselves sorted: rows of one key are alike
         key = np.sort(((group - g_lo) << x_bits) | (x - x_lo))
-        g, v = key >> x_bits, ((key & ((1 << x_bits) - 1)) + x_lo).astype(np.float64)
-        first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-        n = np.diff(np.r_[first, g.size])
-        med_of, n_of = np.zeros(g_span + 1), np.zeros(g_span + 1, np.int64)
-        med_of[g[first]] = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
-        n_of[g[first]] = n
-        return med_of[group - g_lo], n_of[group - g_lo]
-    order = np.lexsort((x, group))
-    g, v = group[order], x[order].astype(np.float64)
+        g, v = key >> x_bits, (key & ((1 << x_bits) - 1)) + x_lo
+    else:
+        order = np.lexsort((x, group))
+        g, v = group[order], x[order]
+    v = v.astype(np.float64)
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     n = np.diff(np.r_[first, g.size])
     med = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
+    if packed:  # looked up per row by group
+        med_of, n_of = np.zeros(g_span + 1), np.zeros(g_span + 1, np.int64)
+        med_of[g[first]], n_of[g[first]] = med, n
+        return med_of[group - g_lo], n_of[group - g_lo]
     run = np.repeat(np.arange(first.size), n)
     out_med, out_n = np.empty(x.size), np.empty(x.size, np.int64)
     out_med[order], out_n[order] = med[run], n[run]
