@@ -373,3 +373,52 @@ def test_align_keeps_layers_in_line():
     cur = np.array(dec * 4, np.int64)
     at = layers._align(ref, cur, np.array([True, False, False]))
     assert ((at[cur == lin] // len(pre)) == (np.flatnonzero(cur == lin) // len(dec))).all()
+
+
+def _from_names_plain(a, per_step, toks, evidence):
+    """The per-step loop _from_names replaces: the first evidence covering half a step's ops labels it."""
+    from traceattrib.layers.position import _fill
+    from traceattrib.layers.rules import NO_STEP
+    labeled = {}
+    for s, rows in enumerate(per_step):
+        if not rows.size:
+            continue
+        for name, lay, mod in evidence:
+            got = mod[rows] >= 0
+            if got.mean() >= 0.5:
+                a.source[s] = name
+                a.layer[rows] = _fill(np.where(got, lay[rows], NO_STEP))
+                a.module[rows] = np.where(got, mod[rows], -1)
+                labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
+                break
+    return labeled
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 4), st.integers(-1, 3), st.integers(-1, 3), st.integers(0, 5)),
+                max_size=60), st.integers(1, 6))
+def test_from_names_equals_the_per_step_loop(rows, nsteps):
+    from traceattrib.layers.assign import Assignment, _from_names
+    from traceattrib.layers.rules import NO_STEP
+    step = np.array([min(r[0], nsteps - 1) for r in rows], np.int64)
+    mr = np.array([r[1] for r in rows], np.int64)
+    mf = np.array([r[2] for r in rows], np.int64)
+    lay = np.array([r[3] for r in rows], np.int64)
+    toks = np.arange(len(rows), dtype=np.int64)
+    order = np.flatnonzero(step >= 0)[np.argsort(step[step >= 0], kind="stable")]
+    bounds = np.searchsorted(step[order], np.arange(nsteps + 1))
+    per_step = [order[bounds[s]:bounds[s + 1]] for s in range(nsteps)]
+    ev = (("nvtx", lay, mr), ("names", lay + 1, mf))
+    def fresh():
+        return Assignment(layer=np.full(len(rows), NO_STEP, np.int64), module=np.full(len(rows), -1, np.int64),
+                          modules=[], source=np.full(nsteps, "none", object), layer_type=None, types=[],
+                          reference=np.full(nsteps, "", object))
+    a, b = fresh(), fresh()
+    got, want = _from_names(a, per_step, step, toks, ev), _from_names_plain(b, per_step, toks, ev)
+    assert sorted(got) == sorted(want)
+    for s in want:
+        for x, y in zip(got[s], want[s]):
+            np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(a.layer, b.layer)
+    np.testing.assert_array_equal(a.module, b.module)
+    np.testing.assert_array_equal(a.source, b.source)

@@ -111,6 +111,9 @@ def test_assignment_is_the_candidates_over_steps_with_gpu_work(tl, fmt):
 @settings(**SETTINGS)
 @given(tl=timelines(), fmt=st.sampled_from(["kineto", "nsys"]), regex=st.sampled_from([None, None, r"step", r"zzz", "("]))
 def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
+    """analysis places the steps (detection beside the context), starts the idle causes on the
+    placed table, then finishes the steps: the same Steps as find_steps, and the placed table's
+    rows and windows are the final table's (what the idle causes read)."""
     tr = load(tl, fmt)
     if tr is None:
         return
@@ -121,10 +124,14 @@ def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
         plain = steps.find_steps(tr, regex, kernel_buckets=kb, layers=2, ops=ops)
     except TraceError as e:
         with pytest.raises(TraceError) as threaded:
-            analysis._find_steps(tr, ops, kb, regex, 2)
+            analysis._place_steps(tr, ops, kb, regex)
         assert (threaded.value.param, threaded.value.reason, str(threaded.value)) == (e.param, e.reason, str(e))
         return
-    threaded = analysis._find_steps(tr, ops, kb, regex, 2)
+    ctx, placed = analysis._place_steps(tr, ops, kb, regex)
+    threaded = analysis._finish_steps(ctx, placed, 2)
+    cols = ["rank", "index", "name", "start_ns", "end_ns", "cpu_start_ns", "cpu_end_ns", "outside_ns", "n_ops"]
+    pd.testing.assert_frame_equal(placed.table[cols], threaded.table[cols])
+    assert placed.ops is threaded.ops
     pd.testing.assert_frame_equal(ops, ops_before)  # the caller's table: read, never written
     for st_ in (plain, threaded):
         pd.testing.assert_frame_equal(st_.ops.drop(columns="step"), ops)

@@ -243,21 +243,31 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         mc = classify.classify_memops(trace.memops, rules)
         ops = making.result()
     try:
-        st = _find_steps(trace, ops, kc["bucket"], steps_regex, layers, alone)
+        ctx, placed = _place_steps(trace, ops, kc["bucket"], steps_regex, alone)
     except TraceError as e:
         # another rank may hold the ranges: the merge fails only when no rank does
         if steps_regex and e.reason == "no_match":
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
-    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
-    kstep = _op_step(st, "kernel", len(trace.kernels))
-    kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
-    # the steps shown op by op, from the step table alone (its rows are the breakdown's)
-    shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
-    # idle causes, then layers and modules, need only the steps and buckets: worked out in a second
-    # thread while this one attributes (mostly numpy, which releases the GIL)
-    with beside(_idle_and_layers, trace, st, codes, kn, projections, shown["row"].to_numpy(), keep_ops, alone,
-                name="traceattrib-idle", inline=alone) as side:
+    # idle causes read only the steps' windows: worked out in a second thread while this one
+    # decides the steps' kinds (mostly numpy, which releases the GIL)
+    with beside(idle_causes, placed.ops, placed.table, trace.launches, trace.cpu_ops, trace.ranges, alone,
+                name="traceattrib-idle", inline=alone) as idling:
+        st = _finish_steps(ctx, placed, layers)
+        del placed
+        codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+        kstep = _op_step(st, "kernel", len(trace.kernels))
+        kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
+        # the steps shown op by op, from the step table alone (its rows are the breakdown's)
+        shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
+        ic = idling.result()
+    # the gap rows now, so that what idle causes worked with (about 90 bytes per kernel) is let go
+    # before the layers are worked out
+    ic, all_gaps, gap_detail = _gap_rows(ic, st.table, shown["row"].to_numpy(), keep_ops)
+    # layers and modules need only the steps and buckets: worked out in a second thread while
+    # this one attributes
+    with beside(_layers, trace, st, codes, kn, projections, keep_ops,
+                name="traceattrib-layers", inline=alone) as side:
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
         # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
@@ -265,8 +275,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
         checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
-        # idle: per-step columns of the steps table, labels of host/sync idle, the gaps' rows
-        ic, all_gaps, gap_detail, asg, inside = side.result()
+        asg, inside = side.result()
     for c in ic.causes.columns:
         bd.steps[c] = ic.causes[c].to_numpy()
     bd.steps["integrity"] = checks.flags
@@ -306,11 +315,11 @@ def _gap_table(gaps: pd.DataFrame, steps_tab: pd.DataFrame) -> pd.DataFrame:
                        step=steps_tab["index"].to_numpy()[row].astype(np.int64))[GAP_COLUMNS]
 
 
-def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, regex: str | None,
-                layers: int | None, alone: bool = False) -> Steps:
-    """steps.find_steps with detection (the check of every candidate) in a second thread while this
-    one makes the context and the first candidate: both are mostly numpy, which releases the GIL
-    (0.03-0.06 s less on 1M kernels); alone: one after the other."""
+def _place_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, regex: str | None,
+                 alone: bool = False):
+    """(the steps' context, steps.place): detection (the check of every candidate) in a second
+    thread while this one makes the context and the first candidate: both are mostly numpy, which
+    releases the GIL (0.03-0.06 s less on 1M kernels); alone: one after the other."""
     from . import steps
 
     attention = steps.attention_mask(ops, kernel_buckets)
@@ -318,28 +327,35 @@ def _find_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, rege
         ctx = steps.context(trace, ops, attention, model=steps.bucket_mask(ops, kernel_buckets, steps.MODEL_BUCKETS))
         cands = steps.candidates(ctx, regex)
         detected = detecting.result()
-    return steps.find(ctx, cands, detected, layers)
+    return ctx, steps.place(ctx, cands, detected)
 
 
-def _idle_and_layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections, shown: np.ndarray,
-                     keep_ops: bool, alone: bool = False):
-    """(idle causes, every gap's row (keep_ops, else None), the gap rows of the steps `shown` (rows
-    of the step table), the ops' layers and modules (keep_ops, else None), their times per step)
-    of one rank's steps. The gap rows are built here so that what idle causes worked with (about
-    90 bytes per kernel) is let go before the layers are worked out."""
-    ic = idle_causes(st.ops, st.table, trace.launches, trace.cpu_ops, trace.ranges, alone)
+def _finish_steps(ctx, placed, layers: int | None) -> Steps:
+    """steps.finish: the placed steps' kinds, tokens, layers and flags."""
+    from . import steps
+
+    return steps.finish(ctx, placed, layers)
+
+
+def _gap_rows(ic: idle.IdleCauses, table: pd.DataFrame, shown: np.ndarray, keep_ops: bool):
+    """(idle causes without the plan behind their gaps, every gap's row (keep_ops, else None), the
+    gap rows of the steps `shown` (rows of the step table))."""
     if keep_ops:
-        all_gaps = _gap_table(ic.gaps, st.table)
-        keep = np.isin(all_gaps["step"].to_numpy(), st.table["index"].to_numpy()[shown])
+        all_gaps = _gap_table(ic.gaps, table)
+        keep = np.isin(all_gaps["step"].to_numpy(), table["index"].to_numpy()[shown])
         gap_detail = all_gaps.iloc[np.flatnonzero(keep)].reset_index(drop=True)
     else:
-        all_gaps, gap_detail = None, _gap_table(ic.gaps_of(shown), st.table)
-    ic = idle.IdleCauses(causes=ic.causes, labels=ic.labels, notes=ic.notes)  # the plan behind the gaps let go
+        all_gaps, gap_detail = None, _gap_table(ic.gaps_of(shown), table)
+    return idle.IdleCauses(causes=ic.causes, labels=ic.labels, notes=ic.notes), all_gaps, gap_detail
+
+
+def _layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections, keep_ops: bool):
+    """(the ops' layers and modules (keep_ops, else None), their times per step) of one rank's steps."""
     asg = inside_analysis.assign(st.ops, st.table, trace.launches, trace.ranges, trace.cpu_ops, codes,
                                  st.attention, trace.kernels["name"].cat.categories, attribute.ALL_BUCKETS, kn,
                                  projections)
     inside = inside_analysis.times(asg, st.ops, st.table, codes, attribute.ALL_BUCKETS)
-    return ic, all_gaps, gap_detail, asg if keep_ops else None, inside
+    return asg if keep_ops else None, inside
 
 
 def idle_causes(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,

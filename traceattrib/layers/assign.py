@@ -72,7 +72,7 @@ def assign(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, range
     order = order[step[order] >= 0]
     bounds = np.searchsorted(step[order], np.arange(len(table) + 1))
     per_step = [order[bounds[s]:bounds[s + 1]] for s in range(len(table))]
-    labeled = _from_names(a, per_step, toks, (("nvtx", lr, mr), ("names", lf, mf)))
+    labeled = _from_names(a, per_step, step, toks, (("nvtx", lr, mr), ("names", lf, mf)))
     bucket = np.where((bucket_codes >= 0) & (bucket_codes < len(buckets)), bucket_codes, len(buckets))
     bucket_names = np.asarray(buckets + ("",), dtype=object)
     if gemm_kn is not None and projections and (gemm_kn[:, 0] >= 0).any():
@@ -101,22 +101,27 @@ def _tokens(ops: pd.DataFrame, bucket_codes: np.ndarray, kernel_names: pd.Index 
     return fine, bucket_codes * 2 + helper
 
 
-def _from_names(a: Assignment, per_step: list[np.ndarray], toks: np.ndarray,
+def _from_names(a: Assignment, per_step: list[np.ndarray], step: np.ndarray, toks: np.ndarray,
                 evidence: tuple) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Label the steps whose ops mostly have module evidence (each (source, layer, module) in
-    order of preference); the labeled steps: step -> (tokens, layers, module indices)."""
+    """Label the steps whose ops mostly (at least half) have module evidence (each (source, layer,
+    module) in order of preference); the labeled steps: step -> (tokens, layers, module indices).
+    step: per op, its step (-1 outside)."""
+    n = len(per_step)
+    inside = step >= 0
+    size = np.bincount(step[inside], minlength=n)[:n]
+    chosen = np.full(n, -1, np.int64)  # per step, the evidence that labels it
+    for j, (_, _, mod) in enumerate(evidence):
+        got = np.bincount(step[inside & (mod >= 0)], minlength=n)[:n]
+        chosen[(chosen < 0) & (size > 0) & (2 * got >= size)] = j
     labeled = {}
-    for s, rows in enumerate(per_step):  # per step (hundreds to thousands), each vectorized
-        if not rows.size:
-            continue
-        for name, lay, mod in evidence:
-            got = mod[rows] >= 0
-            if got.mean() >= 0.5:
-                a.source[s] = name
-                a.layer[rows] = _fill(np.where(got, lay[rows], NO_STEP))
-                a.module[rows] = np.where(got, mod[rows], -1)
-                labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
-                break
+    for s in np.flatnonzero(chosen >= 0).tolist():  # only the steps with evidence, each vectorized
+        rows = per_step[s]
+        name, lay, mod = evidence[chosen[s]]
+        got = mod[rows] >= 0
+        a.source[s] = name
+        a.layer[rows] = _fill(np.where(got, lay[rows], NO_STEP))
+        a.module[rows] = np.where(got, mod[rows], -1)
+        labeled[s] = (toks[rows], a.layer[rows], a.module[rows])
     return labeled
 
 

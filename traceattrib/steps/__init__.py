@@ -46,7 +46,7 @@ from .table import step_table
 from .vocab import Vocab, default_vocab
 
 __all__ = ["MODEL_BUCKETS", "Candidate", "Context", "Detected", "Steps", "attention_mask", "bucket_mask", "candidates",
-           "context", "detection", "find", "find_steps", "name_kind"]
+           "context", "detection", "find", "find_steps", "finish", "name_kind", "place", "Placed"]
 
 MODEL_BUCKETS = ("linear", "attention")  # kernels that say a step is a model's forward
 
@@ -151,9 +151,30 @@ def _candidates(ctx: Context, regex: str | None) -> Iterator[Candidate]:
             yield c
 
 
+@dataclass
+class Placed:
+    """Steps chosen and placed, their kinds not yet worked out (`find`'s first half).
+
+    table: the step table of table.step_table (rank, index, name, start_ns, end_ns, cpu_start_ns,
+    cpu_end_ns, outside_ns, n_ops: the rows and windows of the final table); ops: the GPU-op
+    table with `step`, as Steps.ops; chosen: the candidate; why and notes so far."""
+
+    table: pd.DataFrame
+    ops: pd.DataFrame
+    chosen: Candidate
+    why: Note | None
+    notes: list[Note]
+
+
 def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: int | None = None) -> Steps:
     """Steps from the first of `cands` (then detection's candidate) that passes the cross-check
     against detection's anchors, else the whole trace; layers: the user's --layers, checked."""
+    return finish(ctx, place(ctx, cands, detected), layers)
+
+
+def place(ctx: Context, cands: Iterator[Candidate], detected: Detected) -> Placed:
+    """The chosen candidate's step table and op -> step assignment (no kinds yet): what the
+    analyses that read only step windows (idle causes) need."""
     tail = [detected.candidate] if detected.candidate is not None else []
     chosen, why, rejected = choose(itertools.chain(cands, tail), detected.ranks, ctx.training)
     if chosen is None:
@@ -164,6 +185,14 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
     if chosen.source == "detected":
         notes.append(note("steps.detected"))
     table, step, table_notes = step_table(chosen, ctx)
+    return Placed(table=table, ops=ctx.ops.assign(step=step), chosen=chosen, why=why, notes=notes + table_notes)
+
+
+def finish(ctx: Context, placed: Placed, layers: int | None = None) -> Steps:
+    """The placed steps with their kinds, tokens, layers and flags (the final table, STEP_COLUMNS)
+    and what the reader should know; layers: the user's --layers, checked."""
+    table, chosen, notes = placed.table, placed.chosen, list(placed.notes)
+    step = placed.ops["step"].to_numpy()
     described, kind_notes = kinds.describe(table, step, ctx)
     if chosen.source == "given":  # the kinds the trace states, not inferred: nothing to say about inferring
         described, kind_notes = sources.given_kinds(table, described), []
@@ -171,7 +200,7 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
     table = table.assign(**described)
     warmup, outlier, flag_notes = flags.flag(table, work)
     table = table.assign(warmup=warmup, outlier=outlier)[STEP_COLUMNS]
-    notes += table_notes + kind_notes + flag_notes
+    notes += kind_notes + flag_notes
     captured = _captures(table, ctx)
     if captured is not None:
         notes.append(captured)
@@ -182,5 +211,5 @@ def find(ctx: Context, cands: Iterator[Candidate], detected: Detected, layers: i
         got = int(np.median(table.loc[table["layers"] > 0, "layers"]))
         if got != layers:
             notes.append(note("steps.layers_mismatch", layers, got))
-    return Steps(table=table, ops=ctx.ops.assign(step=step), evidence=chosen.source, why=why, notes=notes,
+    return Steps(table=table, ops=placed.ops, evidence=chosen.source, why=placed.why, notes=notes,
                  attention=ctx.attention)
