@@ -27,11 +27,11 @@ DOCS = st.recursive(SCALARS, lambda inner: st.one_of(
 @given(DOCS)
 @example({np.str_("a\x00"): [np.float32("nan"), (np.bool_(True), 2**70)]})
 def test_dumps_is_json_dumps_of_clean(doc):
-    """_dumps (json.dumps straight, numpy scalars converted) writes what json.dumps(_clean(doc))
+    """_dumps (json.dumps straight, numpy scalars converted) writes what json.dumps(jsonable(doc))
     writes, NaN and infinities as null and numpy keys as strings included (string keys, as a
     report's are, str subclasses such as numpy's with their own characters; a numpy integer key
-    goes through _clean)."""
-    assert jsonout._dumps(doc) == json.dumps(jsonout._clean(doc))
+    goes through jsonable)."""
+    assert jsonout._dumps(doc) == json.dumps(jsonout.jsonable(doc))
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)

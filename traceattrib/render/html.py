@@ -24,7 +24,7 @@ from ..report import KINDS
 from . import comm as rcomm
 from .findings import advice, evidence, what
 from .fmt import bound, dur, ms, pct, sol_line, steps_line, trace_line, trust_line
-from .jsonout import summary_dict
+from .jsonout import jsonable, scalar, summary_dict
 from .notes import texts
 from .safe import clean_report
 from .text import IDLE_LABEL as IDLE_WORDS
@@ -39,14 +39,8 @@ def _asset(name: str) -> str:
 
 def _script_json(obj: Any) -> str:
     """JSON safe inside <script>: no '<', '>' or '&' that could end the element or open a comment."""
-    text = json.dumps(obj, ensure_ascii=True, allow_nan=False, default=_num)
+    text = json.dumps(obj, ensure_ascii=True, allow_nan=False, default=scalar)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _num(x):
-    if isinstance(x, np.generic):
-        return x.item()
-    raise TypeError(type(x).__name__)
 
 
 def _finite(v) -> float | None:
@@ -229,7 +223,7 @@ def view(rep: Report) -> dict[str, Any]:
                     if s.ceiling else None),
         "capture": _capture(rep), "warnings": list(dict.fromkeys(rep.meta.get("warnings") or [])),
         "notes": texts(rep.notes), "kinds": _kind_tables(rep), "comm": _comm(rep), "steps": _steps(rep),
-        "detail": _detail(rep), "summary": _jsonable(summary_dict(s)),
+        "detail": _detail(rep), "summary": jsonable(summary_dict(s)),
     }
 
 
@@ -243,16 +237,6 @@ def _capture(rep: Report) -> list[str]:
     if len(m.get("ranks") or []) > 1:
         out.append(f"{len(m['ranks'])} ranks")
     return out
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, list):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, float):
-        return x if np.isfinite(x) else None
-    return x
 
 
 def render(rep: Report) -> str:

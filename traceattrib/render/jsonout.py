@@ -171,7 +171,7 @@ def to_dict(rep: Report, with_steps: bool = True) -> dict[str, Any]:
     if with_steps:
         doc["steps"] = _steps(rep)
     doc["summary"] = summary
-    return _clean(doc)
+    return jsonable(doc)
 
 
 def trace_info(meta: dict[str, Any]) -> dict[str, Any]:
@@ -181,7 +181,7 @@ def trace_info(meta: dict[str, Any]) -> dict[str, Any]:
 
 def step_list(rep: Report) -> list[dict[str, Any]]:
     """The document's `steps`, one object per step (Step) in the report's order, JSON-safe."""
-    return _clean(_steps(rep))
+    return jsonable(_steps(rep))
 
 
 def _steps(rep: Report) -> list[dict[str, Any]]:
@@ -303,15 +303,15 @@ def _bound(span: int, exposed: int):
     return None if span - exposed <= 0 else span / (span - exposed)
 
 
-def _clean(x):
+def jsonable(x):
     """JSON-safe: numpy scalars to Python, inf/nan to null."""
     t = type(x)
     if t is int or t is str or t is bool or x is None:  # most values: checked first, by type
         return x
     if isinstance(x, dict):  # string keys as they are (a numpy string's own characters)
-        return {k if isinstance(k, str) else str(k): _clean(v) for k, v in x.items()}
+        return {k if isinstance(k, str) else str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
+        return [jsonable(v) for v in x]
     if isinstance(x, (np.integer,)):
         return int(x)
     if isinstance(x, (np.floating, float)):
@@ -323,18 +323,18 @@ def _clean(x):
 
 
 def _dumps(x: Any) -> str:
-    """json.dumps(_clean(x)) for x whose dict keys are strings (a report's are): straight when x
-    holds no NaN or infinity (numpy scalars converted on the way), else through _clean."""
+    """json.dumps(jsonable(x)) for x whose dict keys are strings (a report's are): straight when x
+    holds no NaN or infinity (numpy scalars converted on the way), else through jsonable."""
     try:
-        return json.dumps(x, allow_nan=False, default=_scalar)
+        return json.dumps(x, allow_nan=False, default=scalar)
     except (TypeError, ValueError):
-        return json.dumps(_clean(x))
+        return json.dumps(jsonable(x))
 
 
-def _scalar(x: Any) -> Any:
-    """A numpy scalar as _clean makes it (json.dumps' fallback for types it cannot write)."""
+def scalar(x: Any) -> Any:
+    """A numpy scalar as jsonable makes it (json.dumps' fallback for types it cannot write)."""
     if isinstance(x, (np.integer, np.bool_, np.floating)):
-        return _clean(x)
+        return jsonable(x)
     raise TypeError(type(x).__name__)
 
 
