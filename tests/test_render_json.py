@@ -52,3 +52,34 @@ def test_layers_ns_is_the_time_of_each_layer_per_step(rows):
             want[(int(rank), int(step))] = v
     assert got == want
     assert all(type(x) is int for v in got.values() for x in v)
+
+
+def _collectives_plain(cols: pd.DataFrame) -> dict:
+    """What _collectives_by_step replaces: a groupby over (rank, step) and a dict per row."""
+    def one(r):
+        d = {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
+        if "bytes" in r:
+            d["bytes"] = int(r["bytes"]) if r["bytes"] >= 0 else None
+            d["wait_ns"] = int(r["wait_ns"])
+            d["transfer_ns"] = int(r["transfer_ns"])
+        return d
+    out = {}
+    if len(cols):
+        for (rank, step), g in cols.groupby(["rank", "step"]):
+            out[(int(rank), int(step))] = {str(r["collective"]): one(r) for _, r in g.iterrows()}
+    return out
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.sampled_from(["all_reduce", "all_gather", "send"]),
+                          st.integers(1, 9), st.floats(0, 1e6), st.sampled_from([-1, 0, 7, 10**12]), st.integers(0, 10**6)),
+                max_size=30), st.booleans())
+def test_collectives_by_step_equals_the_groupby(rows, comm):
+    cols = pd.DataFrame(rows, columns=["rank", "step", "collective", "count", "mean_ns", "bytes", "wait_ns"])
+    cols["transfer_ns"] = cols["wait_ns"] * 2
+    cols["collective"] = cols["collective"].astype("category")
+    if not comm:
+        cols = cols.drop(columns=["bytes", "wait_ns", "transfer_ns"])
+    got, want = jsonout._collectives_by_step(cols), _collectives_plain(cols)
+    assert got == want
+    assert [list(v) for v in got.values()] == [list(want[k]) for k in got]  # each step's order of collectives

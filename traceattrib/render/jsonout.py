@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from msgspec import UNSET, Struct, UnsetType
 
 from .. import __version__, idle
 from ..analysis import Report
+
+if TYPE_CHECKING:
+    import pandas as pd
 from ..notes import Note
 from ..report import Finding, Summary
 from .findings import as_dict
@@ -193,10 +196,7 @@ def _step_parts(rep: Report, rows: int = STEP_ROWS) -> Iterator[list[dict[str, A
     thousands of steps would hold several times the memory of its text)."""
     cols = rep.collectives
     layer_ns = _layers_ns(rep)
-    by_step = {}
-    if len(cols):
-        for (rank, step), g in cols.groupby(["rank", "step"]):
-            by_step[(int(rank), int(step))] = {str(r["collective"]): _collective(r) for _, r in g.iterrows()}
+    by_step = _collectives_by_step(cols)
     causes = idle.has_causes(rep.steps)
     for lo in range(0, len(rep.steps), rows):
         yield _steps_of(rep.steps.iloc[lo:lo + rows], rep.buckets, by_step, layer_ns, causes)
@@ -288,15 +288,26 @@ def _num(v):
     return None if math.isnan(f) or math.isinf(f) else (int(f) if f.is_integer() and abs(f) < 2 ** 53 else f)
 
 
-def _collective(r) -> dict[str, Any]:
-    """One step's collective: count, mean_ns; with traceattrib.comm: bytes (total, null when
-    unknown), wait_ns and transfer_ns (wait + transfer = the calls' total duration)."""
-    d = {"count": int(r["count"]), "mean_ns": float(r["mean_ns"])}
-    if "bytes" in r:
-        d["bytes"] = int(r["bytes"]) if r["bytes"] >= 0 else None
-        d["wait_ns"] = int(r["wait_ns"])
-        d["transfer_ns"] = int(r["transfer_ns"])
-    return d
+def _collectives_by_step(cols: pd.DataFrame) -> dict[tuple[int, int], dict[str, dict[str, Any]]]:
+    """Per (rank, step index): each collective's count, mean_ns; with traceattrib.comm: bytes
+    (total, null when unknown), wait_ns and transfer_ns (wait + transfer = the calls' total
+    duration). Collectives of a step in the table's row order; made column by column."""
+    out: dict[tuple[int, int], dict[str, dict[str, Any]]] = {}
+    if not len(cols):
+        return out
+    comm = "bytes" in cols.columns
+    rows = zip(cols["rank"].tolist(), cols["step"].tolist(), cols["collective"].tolist(), cols["count"].tolist(),
+               cols["mean_ns"].tolist(), *((cols[c].tolist() for c in ("bytes", "wait_ns", "transfer_ns")) if comm
+                                           else ()))
+    for rank, step, name, count, mean, *more in rows:
+        d = {"count": int(count), "mean_ns": float(mean)}
+        if comm:
+            b, wait, transfer = more
+            d["bytes"] = int(b) if b >= 0 else None
+            d["wait_ns"] = int(wait)
+            d["transfer_ns"] = int(transfer)
+        out.setdefault((int(rank), int(step)), {})[str(name)] = d
+    return out
 
 
 def _bound(span: int, exposed: int):
