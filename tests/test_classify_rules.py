@@ -287,6 +287,39 @@ CASES = [
     # activation's
     ("gate_up_decode_kernel", "linear", "linear-named"),
     ("gate_geglu_quantize_dynamic_fp8_fp16", "elementwise", "activation"),
+    # a matrix-vector product and ExLlamaV3's GEMM and MoE kernels; a vector's other kernels are not
+    ("matvec_f32_b256", "linear", "gemm"),
+    ("exl3_moe_kernel<0,256,2>", "linear", "gemm"),
+    ("exl3_reconstruct_kernel", "other", "unmatched"),
+    # TensorRT-LLM's CuTe-DSL Blackwell dense GEMM, its name cut short by the profiler's table
+    ("kernel_cutlass_kernel_tensorrt_llm_torchcute_dsl_kernelsblackwelldense", "linear", "cute-dsl-linear"),
+    # an expert GEMV over llama.cpp-quantized weights with its activation fused; a sum after it is no GEMM
+    ("moe_gate_up_swiglu_q4k_repacked_f32", "linear", "moe-gemm"),
+    ("moe_down_sum_q4k_f32", "other", "unmatched"),
+    ("gate_up_swiglu_f32", "elementwise", "activation"),
+    # dtype conversions of torch's copy, their names cut in a profiler's table
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_ke\u2026", "cast", "dtype-copy-kernel"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16tofloat3\u2026", "cast", "dtype-copy-kernel"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::direct_copy_kernel_cuda\u2026", "elementwise",
+     "torch-elementwise"),
+    # an SSM's short convolution step (fused SiLU included) is other, as causal_conv1d
+    ("conv1d_step_silu_batched_f32", "other", "ssm"),
+    ("conv1d_update_kernel", "other", "ssm"),
+    # MoE rows scattered to their experts are the routing permutation; their combine is a sum
+    ("moe_scatter_rows", "other", "moe-routing"),
+    ("moe_combine_f32", "elementwise", "reduction"),
+    ("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>", "communication", "all-to-all"),
+    # beam search bookkeeping is decoding, as sampling
+    ("copyBeamHypotheses", "other", "sampling-topk-sort"),
+    ("beamSearchKernel", "other", "sampling-topk-sort"),
+    # MLC/TVM's reshape and squeeze kernels are layout; vLLM's reshape_and_cache a KV-cache write
+    ("reshape3", "elementwise", "layout-copy"),
+    ("fused_reshape7_squeeze1", "elementwise", "layout-copy"),
+    ("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>",
+     "attention", "kv-cache-write"),
+    ("reshaped_input_kernel", "other", "unmatched"),
+    # an embedding lookup over quantized rows
+    ("embed_lookup_q8_0_v_f32", "elementwise", "data-movement"),
 ]
 
 
