@@ -249,18 +249,13 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         if steps_regex and e.reason == "no_match":
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
-    # idle causes read only the steps' windows: worked out in a second thread while this one
-    # decides the steps' kinds (mostly numpy, which releases the GIL)
-    with beside(idle_causes, placed.ops, placed.table, trace.launches, trace.cpu_ops, trace.ranges, alone,
-                name="traceattrib-idle", inline=alone) as idling:
-        st = _finish_steps(ctx, placed, layers)
-        del placed
-        codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
-        kstep = _op_step(st, "kernel", len(trace.kernels))
-        kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
-        # the steps shown op by op, from the step table alone (its rows are the breakdown's)
-        shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
-        ic = idling.result()
+    st, ic = _kinds_and_idle(trace, ctx, placed, layers, alone)
+    del placed
+    codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
+    kstep = _op_step(st, "kernel", len(trace.kernels))
+    kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
+    # the steps shown op by op, from the step table alone (its rows are the breakdown's)
+    shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
     # the gap rows now, so that what idle causes worked with (about 90 bytes per kernel) is let go
     # before the layers are worked out
     ic, all_gaps, gap_detail = _gap_rows(ic, st.table, shown["row"].to_numpy(), keep_ops)
@@ -335,6 +330,22 @@ def _finish_steps(ctx, placed, layers: int | None) -> Steps:
     from . import steps
 
     return steps.finish(ctx, placed, layers)
+
+
+def _kinds_and_idle(trace: Trace, ctx, placed, layers: int | None, alone: bool) -> tuple[Steps, idle.IdleCauses]:
+    """(the finished steps, their idle causes). The idle causes read only the placed steps' windows:
+    worked out in a second thread while this one decides the kinds (mostly numpy, which releases
+    the GIL); alone: the kinds first, then the idle causes, so that their working sets are not
+    held together."""
+    def causes() -> idle.IdleCauses:
+        return idle_causes(placed.ops, placed.table, trace.launches, trace.cpu_ops, trace.ranges, alone)
+
+    if alone:
+        st = _finish_steps(ctx, placed, layers)
+        return st, causes()
+    with beside(causes, name="traceattrib-idle") as idling:
+        st = _finish_steps(ctx, placed, layers)
+        return st, idling.result()
 
 
 def _gap_rows(ic: idle.IdleCauses, table: pd.DataFrame, shown: np.ndarray, keep_ops: bool):
