@@ -32,7 +32,7 @@ from .stats import kind_steps
 from .stats import steady as _steady
 
 if TYPE_CHECKING:  # imported where used: merging cached results needs no step finding
-    from .steps import Steps
+    from .steps import Context, Placed, Steps
 
 # How steps were found, best first (steps.find_steps' order): when ranks differ, the report names
 # the best one and a note says which ranks used what.
@@ -311,7 +311,7 @@ def _gap_table(gaps: pd.DataFrame, steps_tab: pd.DataFrame) -> pd.DataFrame:
 
 
 def _place_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, regex: str | None,
-                 alone: bool = False):
+                 alone: bool = False) -> tuple[Context, Placed]:
     """(the steps' context, steps.place): detection (the check of every candidate) in a second
     thread while this one makes the context and the first candidate: both are mostly numpy, which
     releases the GIL (0.03-0.06 s less on 1M kernels); alone: one after the other."""
@@ -325,14 +325,15 @@ def _place_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, reg
     return ctx, steps.place(ctx, cands, detected)
 
 
-def _finish_steps(ctx, placed, layers: int | None) -> Steps:
+def _finish_steps(ctx: Context, placed: Placed, layers: int | None) -> Steps:
     """steps.finish: the placed steps' kinds, tokens, layers and flags."""
     from . import steps
 
     return steps.finish(ctx, placed, layers)
 
 
-def _kinds_and_idle(trace: Trace, ctx, placed, layers: int | None, alone: bool) -> tuple[Steps, idle.IdleCauses]:
+def _kinds_and_idle(trace: Trace, ctx: Context, placed: Placed, layers: int | None,
+                    alone: bool) -> tuple[Steps, idle.IdleCauses]:
     """(the finished steps, their idle causes). The idle causes read only the placed steps' windows:
     worked out in a second thread while this one decides the kinds (mostly numpy, which releases
     the GIL); alone: the kinds first, then the idle causes, so that their working sets are not
@@ -348,7 +349,8 @@ def _kinds_and_idle(trace: Trace, ctx, placed, layers: int | None, alone: bool) 
         return st, idling.result()
 
 
-def _gap_rows(ic: idle.IdleCauses, table: pd.DataFrame, shown: np.ndarray, keep_ops: bool):
+def _gap_rows(ic: idle.IdleCauses, table: pd.DataFrame, shown: np.ndarray,
+              keep_ops: bool) -> tuple[idle.IdleCauses, pd.DataFrame | None, pd.DataFrame]:
     """(idle causes without the plan behind their gaps, every gap's row (keep_ops, else None), the
     gap rows of the steps `shown` (rows of the step table))."""
     if keep_ops:

@@ -18,7 +18,9 @@ The stages, each reading only what the ones before made:
                            shapes, launch grids) first, names (names.py) and kernel variants second
   flags       flags.py     warm-up and outlier steps
 `find_steps` runs them in one thread. Detection reads only the GPU-op table and the attention
-mask, so analysis.analyze_rank runs it beside the context and the first candidate, then `find`.
+mask, so analysis.analyze_rank runs it beside the context and the first candidate; then `place`
+(choose, table) and `finish` (kinds, flags), the idle causes beside `finish`: they read only the
+placed steps' windows. `find` is `place` then `finish`.
 All times int64 ns.
 """
 from __future__ import annotations
