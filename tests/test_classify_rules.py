@@ -287,39 +287,59 @@ CASES = [
     # activation's
     ("gate_up_decode_kernel", "linear", "linear-named"),
     ("gate_geglu_quantize_dynamic_fp8_fp16", "elementwise", "activation"),
-    # a matrix-vector product and ExLlamaV3's GEMM and MoE kernels; a vector's other kernels are not
+    # a matrix-vector product (sparse ones too) and ExLlamaV3's MoE GEMM; its other MoE kernels go by
+    # what they do, and its weight reconstructions (exl2, GPTQ too) are dequantizations
     ("matvec_f32_b256", "linear", "gemm"),
+    ("csrmvn_adaptive_kernel", "linear", "gemm"),
     ("exl3_moe_kernel<0,256,2>", "linear", "gemm"),
-    ("exl3_reconstruct_kernel", "other", "unmatched"),
+    ("exl3_moe_gather_kernel", "elementwise", "data-movement"),
+    ("exl3_moe_route_tables_kernel", "other", "moe-routing"),
+    ("exl3_moe_combine_kernel", "elementwise", "reduction"),
+    ("exl3_reconstruct_kernel", "cast", "quantize"),
+    ("void reconstruct_exl2_kernel(unsigned int const*, unsigned short const*)", "cast", "quantize"),
+    ("exl3_bf16_to_f16", "cast", "convert"),
     # TensorRT-LLM's CuTe-DSL Blackwell dense GEMM, its name cut short by the profiler's table
     ("kernel_cutlass_kernel_tensorrt_llm_torchcute_dsl_kernelsblackwelldense", "linear", "cute-dsl-linear"),
-    # an expert GEMV over llama.cpp-quantized weights with its activation fused; a sum after it is no GEMM
+    # an expert GEMV over llama.cpp-quantized or mxfp4 weights, with its activation or its sum over the
+    # experts fused (sum6: six experts); a sum alone is no GEMM
     ("moe_gate_up_swiglu_q4k_repacked_f32", "linear", "moe-gemm"),
-    ("moe_down_sum_q4k_f32", "other", "unmatched"),
+    ("moe_down_q4K_sum6_qwarp32_kernel", "linear", "moe-gemm"),
+    ("moe_gate_up_mid_mxfp4_qwarp32_kernel", "linear", "moe-gemm"),
     ("gate_up_swiglu_f32", "elementwise", "activation"),
     # dtype conversions of torch's copy, their names cut in a profiler's table
     ("void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16_copy_ke\u2026", "cast", "dtype-copy-kernel"),
     ("void at::native::vectorized_elementwise_kernel<4, at::native::bfloat16tofloat3\u2026", "cast", "dtype-copy-kernel"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::float16tofloat32_c", "cast", "dtype-copy-kernel"),
     ("void at::native::vectorized_elementwise_kernel<4, at::native::direct_copy_kernel_cuda\u2026", "elementwise",
      "torch-elementwise"),
-    # an SSM's short convolution step (fused SiLU included) is other, as causal_conv1d
+    # an SSM's short convolution step (fused SiLU included) is other, as causal_conv1d; a full conv1d
+    # (candle's, Whisper's stem) is a convolution, transposed too
     ("conv1d_step_silu_batched_f32", "other", "ssm"),
     ("conv1d_update_kernel", "other", "ssm"),
-    # MoE rows scattered to their experts are the routing permutation; their combine is a sum
+    ("conv1d_f32", "linear", "convolution"),
+    ("conv_transpose1d_f32", "linear", "convolution"),
+    # MoE rows scattered to their experts are the routing permutation; their combine is a sum, and
+    # so is a weighted scatter-add or a gather that sums the top-k slots (DeepSpeed's moe_gather)
     ("moe_scatter_rows", "other", "moe-routing"),
+    ("moe_scatter_kernel", "other", "moe-routing"),
+    ("moe_scatter_add_weighted_kernel", "elementwise", "data-movement"),
+    ("void moe_gather_kernel<__half, 1, 2>(__half*, __half const*, float const*)", "elementwise", "data-movement"),
     ("moe_combine_f32", "elementwise", "reduction"),
     ("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>", "communication", "all-to-all"),
     # beam search bookkeeping is decoding, as sampling
     ("copyBeamHypotheses", "other", "sampling-topk-sort"),
     ("beamSearchKernel", "other", "sampling-topk-sort"),
+    ("gatherTree", "other", "sampling-topk-sort"),
     # MLC/TVM's reshape and squeeze kernels are layout; vLLM's reshape_and_cache a KV-cache write
     ("reshape3", "elementwise", "layout-copy"),
     ("fused_reshape7_squeeze1", "elementwise", "layout-copy"),
     ("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>",
      "attention", "kv-cache-write"),
     ("reshaped_input_kernel", "other", "unmatched"),
+    ("HugeCTR::(anonymous namespace)::reshape_kernel", "elementwise", "layout-copy"),
     # an embedding lookup over quantized rows
     ("embed_lookup_q8_0_v_f32", "elementwise", "data-movement"),
+    ("ragged_embed_kernel", "elementwise", "data-movement"),
 ]
 
 
