@@ -49,11 +49,13 @@ def section(k: pd.DataFrame, t: Times, buckets: tuple[str, ...]) -> Inside | Non
         with np.errstate(divide="ignore", invalid="ignore"):
             bound = np.where(span[:, None] - ex > 0, span[:, None] / (span[:, None] - ex), np.inf)
         tot = span.sum()
+        # medians down each module's column at once (the same values as one column at a time; the
+        # sums are of whole ns, exact in any order)
+        med_t, med_n, med_b = (np.median(a, axis=0).tolist() for a in (tm, cnt, bound))
+        share = (tm.sum(axis=0) / tot).tolist() if tot else [0.0] * tm.shape[1]
         for j, name in enumerate(_full_names(per_step, "module")):
-            modules.append(ModuleTime(name=str(name), source=best, time_ns=float(np.median(tm[:, j])),
-                                      count=float(np.median(cnt[:, j])),
-                                      share=float(tm[:, j].sum() / tot) if tot else 0.0,
-                                      speedup_bound_if_removed=float(np.median(bound[:, j]))))
+            modules.append(ModuleTime(name=str(name), source=best, time_ns=med_t[j], count=med_n[j],
+                                      share=share[j], speedup_bound_if_removed=med_b[j]))
     modules.sort(key=lambda m: (-m.time_ns, m.name))
     types: dict[str, list[int]] = {}
     for lt in layers:
