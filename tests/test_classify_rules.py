@@ -340,6 +340,14 @@ CASES = [
     # an embedding lookup over quantized rows
     ("embed_lookup_q8_0_v_f32", "elementwise", "data-movement"),
     ("ragged_embed_kernel", "elementwise", "data-movement"),
+    # bitsandbytes' optimizer updates (8- and 32-bit states, their preconditioning); not a word that
+    # merely starts so
+    ("void kOptimizer32bit2State<float, 0>(float*, float*, float*, float*, float const*)", "elementwise", "optimizer"),
+    ("void kPreconditionOptimizerStatic8bit2State<float, 0>(float*)", "elementwise", "optimizer"),
+    ("koptimizer_step", "other", "unmatched"),
+    # a MoE layer's finalize after its matmul scatters and sums the rows; a GEMM that finalizes is one
+    ("_finalize_matmul_scatter_bf16", "elementwise", "data-movement"),
+    ("gemm_finalize_kernel", "linear", "gemm"),
 ]
 
 
