@@ -348,6 +348,34 @@ CASES = [
     # a MoE layer's finalize after its matmul scatters and sums the rows; a GEMM that finalizes is one
     ("_finalize_matmul_scatter_bf16", "elementwise", "data-movement"),
     ("gemm_finalize_kernel", "linear", "gemm"),
+    # SGLang's MoE reorders named after DeepGEMM: the permutation before (routing) and the weighted
+    # sum after; TensorRT-LLM's MoE finalize is that sum too (a bare finalizeKernel says nothing)
+    ("pre_reorder_triton_kernel", "other", "moe-routing"),
+    ("post_reorder_deepgemm_triton_kernel", "elementwise", "reduction"),
+    ("void moe::dev::finalize::finalizeKernel<moe::dev::finalize::KernelParams<cutlass::bfloat16_t, "
+     "cutlass::bfloat16_t, 2, true> >(moe::dev::finalize::KernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, 2, "
+     "true>)", "elementwise", "reduction"),
+    ("void tensorrt_llm::kernels::finalizeMoeRoutingKernel<float, __nv_bfloat16>(float const*)", "elementwise",
+     "reduction"),
+    ("finalizeKernel", "other", "unmatched"),
+    # an Inductor pointwise kernel named after the attention it follows is pointwise; its attention
+    # templates and reductions are attention
+    ("triton_poi_fused__scaled_dot_product_cudnn_attention_add_7", "elementwise", "inductor-pointwise"),
+    ("triton_tem_fused_flex_attention_0", "attention", "inductor-attention"),
+    ("triton_per_fused_flex_decoding_1", "attention", "inductor-attention"),
+    # CUTLASS 3.x kernels as its profiler and tests name them
+    ("cutlass3x_sm100_enable_3x_kernel_for_sm10x", "linear", "gemm"),
+    # MLA's query concat and output gate are not attention; its KV-cache writes are
+    ("concat_mla_absorb_q", "elementwise", "data-movement"),
+    ("mla_output_gate", "elementwise", "activation"),
+    ("set_mla_kv_concat_q_fp8_triton_kernel", "attention", "kv-cache-write"),
+    ("void vllm::concat_and_cache_mla_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>",
+     "attention", "kv-cache-write"),
+    ("reset_kv_stats_kernel", "other", "unmatched"),
+    # DeepEP's dispatch layout counts tokens per rank and expert on this GPU; its dispatch sends them
+    ("void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, "
+     "int)", "other", "unmatched"),
+    ("void deep_ep::internode::dispatch<true, 8, 768>(int4*)", "communication", "all-to-all"),
 ]
 
 
