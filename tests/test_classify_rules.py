@@ -363,6 +363,18 @@ CASES = [
     ("triton_poi_fused__scaled_dot_product_cudnn_attention_add_7", "elementwise", "inductor-pointwise"),
     ("triton_tem_fused_flex_attention_0", "attention", "inductor-attention"),
     ("triton_per_fused_flex_decoding_1", "attention", "inductor-attention"),
+    ("triton_poi_fused_flex_attention_2", "attention", "inductor-attention"),  # flex decoding's split-KV combine
+    ("triton_per_fused__scaled_dot_product_efficient_attention_add_all_eq_masked_fill_1", "elementwise",
+     "inductor-pointwise"),
+    # an attention output's gate is an activation, wherever the name says attention
+    ("attn_output_gate_kernel", "elementwise", "activation"),
+    ("cuda_attention_output_gate_kernel", "elementwise", "activation"),
+    # MoE finalize kernels of Triton and vLLM are the experts' weighted sum; DeepEP's permute is routing
+    ("_moe_finalize_kernel", "elementwise", "reduction"),
+    ("deepep_permute_triton_kernel", "other", "moe-routing"),
+    # sparse x dense products are GEMMs
+    ("void kspmm_coo_very_sparse_naive<half, 8, 16>(int*, int*, half*, half*, float*, half*, int, int, int)", "linear",
+     "gemm"),
     # CUTLASS 3.x kernels as its profiler and tests name them
     ("cutlass3x_sm100_enable_3x_kernel_for_sm10x", "linear", "gemm"),
     # MLA's query concat and output gate are not attention; its KV-cache writes are
