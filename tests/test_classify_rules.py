@@ -375,6 +375,30 @@ CASES = [
     # sparse x dense products are GEMMs
     ("void kspmm_coo_very_sparse_naive<half, 8, 16>(int*, int*, half*, half*, float*, half*, int, int, int)", "linear",
      "gemm"),
+    # Triton attention kernels named by the phase and the KV layout (nano-vllm); a phase alone or a
+    # metadata builder is not attention
+    ("_varlen_prefill_kernel", "attention", "attention-triton"),
+    ("_decode_paged_kernel", "attention", "attention-triton"),
+    ("_prefill_kernel", "other", "unmatched"),
+    ("paged_prefill_metadata_kernel", "other", "attention-metadata"),
+    # an Inductor reduction fusing a softmax (a sampler's) is other; a pointwise one is pointwise
+    ("triton_red_fused__softmax__to_copy_argmax_clamp_min_div_exponential_ge_mul_neg_scalar_tensor_sub_unsqueeze_"
+     "where_4", "other", "inductor-softmax"),
+    ("triton_poi_fused__softmax_0", "elementwise", "inductor-pointwise"),
+    # LayerNorm and GroupNorm kernels with names cut in a profiler's table
+    ("triton_red_fused__to_copy_add_fill_mish_mul_native_l...", "norm", "inductor-mean-reduction"),
+    ("void at::native::(anonymous namespace)::vectorized_l...", "norm", "norm"),
+    ("void at::native::(anonymous namespace)::RowwiseMomen...", "norm", "norm"),
+    ("void at::native::(anonymous namespace)::ComputeInter...", "norm", "norm"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >",
+     "elementwise", "torch-elementwise"),
+    # cuDNN's RNN bias add, its first convolution layer (its offsets stay a helper), adaptive pooling
+    ("persistRNN_addBias<f,f>", "elementwise", "arith"),
+    ("void cask_cudnn::first_layer_fwd_kernel<int=4, int=7, int=7, int=64>(cask_cudnn::FirstLayerFwdParams)", "linear",
+     "convolution"),
+    ("void cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)", "other", "conv-helper"),
+    ("void at::native::<unnamed>::atomic_adaptive_average_gradinput<float>(T1 *, const T1 *, int, int, in\u2026", "other",
+     "pooling"),
     # CUTLASS 3.x kernels as its profiler and tests name them
     ("cutlass3x_sm100_enable_3x_kernel_for_sm10x", "linear", "gemm"),
     # MLA's query concat and output gate are not attention; its KV-cache writes are
