@@ -381,6 +381,9 @@ CASES = [
     ("_decode_paged_kernel", "attention", "attention-triton"),
     ("_prefill_kernel", "other", "unmatched"),
     ("paged_prefill_metadata_kernel", "other", "attention-metadata"),
+    ("_paged_decode_fused_kernel", "attention", "attention-triton"),
+    ("paged_prefill_kernel_bf16", "attention", "attention-triton"),
+    ("_kimi_kda_short_conv_paged_decode_kernel", "other", "ssm"),  # a KDA layer's short conv
     # an Inductor reduction fusing a softmax (a sampler's) is other; a pointwise one is pointwise
     ("triton_red_fused__softmax__to_copy_argmax_clamp_min_div_exponential_ge_mul_neg_scalar_tensor_sub_unsqueeze_"
      "where_4", "other", "inductor-softmax"),
@@ -390,6 +393,8 @@ CASES = [
     ("void at::native::(anonymous namespace)::vectorized_l...", "norm", "norm"),
     ("void at::native::(anonymous namespace)::RowwiseMomen...", "norm", "norm"),
     ("void at::native::(anonymous namespace)::ComputeInter...", "norm", "norm"),
+    ("void at::native::(anonymous namespace)::ComputeBackwardFusedParamsCUDAKernel<float, float>(long, long, long, "
+     "float const*, float const*, float const*, float const*, float const*, float*, float*)", "norm", "norm"),
     ("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >",
      "elementwise", "torch-elementwise"),
     # cuDNN's RNN bias add, its first convolution layer (its offsets stay a helper), adaptive pooling
@@ -397,6 +402,8 @@ CASES = [
     ("void cask_cudnn::first_layer_fwd_kernel<int=4, int=7, int=7, int=64>(cask_cudnn::FirstLayerFwdParams)", "linear",
      "convolution"),
     ("void cask_cudnn::computeOffsetsKernel(cask_cudnn::ComputeOffsetsParams)", "other", "conv-helper"),
+    ("void first_layer_fwd_kernel<4, 7, 7, 64>(FirstLayerFwdParams)", "linear", "convolution"),
+    ("adaptivemaxgradinput", "other", "pooling"),
     ("void at::native::<unnamed>::atomic_adaptive_average_gradinput<float>(T1 *, const T1 *, int, int, in\u2026", "other",
      "pooling"),
     # CUTLASS 3.x kernels as its profiler and tests name them
