@@ -128,7 +128,7 @@ def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
         assert (threaded.value.param, threaded.value.reason, str(threaded.value)) == (e.param, e.reason, str(e))
         return
     ctx, placed = analysis._place_steps(tr, ops, kb, regex)
-    threaded = analysis._finish_steps(ctx, placed, 2)
+    threaded = steps.finish(ctx, placed, 2)
     cols = ["rank", "index", "name", "start_ns", "end_ns", "cpu_start_ns", "cpu_end_ns", "outside_ns", "n_ops"]
     pd.testing.assert_frame_equal(placed.table[cols], threaded.table[cols])
     assert placed.ops is threaded.ops

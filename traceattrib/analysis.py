@@ -325,27 +325,22 @@ def _place_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, reg
     return ctx, steps.place(ctx, cands, detected)
 
 
-def _finish_steps(ctx: Context, placed: Placed, layers: int | None) -> Steps:
-    """steps.finish: the placed steps' kinds, tokens, layers and flags."""
-    from . import steps
-
-    return steps.finish(ctx, placed, layers)
-
-
 def _kinds_and_idle(trace: Trace, ctx: Context, placed: Placed, layers: int | None,
                     alone: bool) -> tuple[Steps, idle.IdleCauses]:
     """(the finished steps, their idle causes). The idle causes read only the placed steps' windows:
     worked out in a second thread while this one decides the kinds (mostly numpy, which releases
     the GIL); alone: the kinds first, then the idle causes, so that their working sets are not
     held together."""
+    from . import steps
+
     def causes() -> idle.IdleCauses:
         return idle_causes(placed.ops, placed.table, trace.launches, trace.cpu_ops, trace.ranges, alone)
 
     if alone:
-        st = _finish_steps(ctx, placed, layers)
+        st = steps.finish(ctx, placed, layers)
         return st, causes()
     with beside(causes, name="traceattrib-idle") as idling:
-        st = _finish_steps(ctx, placed, layers)
+        st = steps.finish(ctx, placed, layers)
         return st, idling.result()
 
 
