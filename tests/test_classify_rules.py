@@ -419,6 +419,28 @@ CASES = [
     ("void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, "
      "int)", "other", "unmatched"),
     ("void deep_ep::internode::dispatch<true, 8, 768>(int4*)", "communication", "all-to-all"),
+    # rocprofv3 names its copy records by direction; an allocation is no copy
+    ("MEMORY_COPY_HOST_TO_DEVICE", "memory", "memcpy-kernel"),
+    ("MEMORY_COPY_DEVICE_TO_HOST", "memory", "memcpy-kernel"),
+    ("memory_allocate", "other", "unmatched"),
+    # a causal (autoregressive) softmax is attention's; a softmax alone says nothing of where it runs
+    ("softmax_autoregressive_backward_inplace_kernel", "attention", "attention"),
+    ("softmax_forward_kernel5", "other", "softmax"),
+    # optimizer kernels named by the optimizer; not a word that merely ends so
+    ("adamw_kernel3", "elementwise", "optimizer"),
+    ("adam_update_kernel", "elementwise", "optimizer"),
+    ("madamw_kernel", "other", "unmatched"),
+    # the gradients' global norm for clipping is a reduction; an L2 norm layer stays a norm
+    ("global_norm_squared_kernel", "elementwise", "reduction"),
+    ("clip_grad_norm_kernel", "elementwise", "reduction"),
+    ("l2norm_fwd_kernel2", "norm", "norm"),
+    # GPT-2's token and position embedding tables (wte, wpe): their gradients are scatter-adds
+    ("wte_backward_kernel", "elementwise", "data-movement"),
+    ("wpe_backward_kernel", "elementwise", "data-movement"),
+    ("swte_backward", "other", "unmatched"),
+    # a Gated DeltaNet layer's gating (softplus of its decay) is pointwise, not a MoE router
+    ("fused_gdn_gating_kernel", "elementwise", "activation"),
+    ("moe_gating_kernel", "other", "moe-routing"),
 ]
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .evidence import from_frames, from_ranges
-from .position import _by_position, _fill, _places, _reference, _segment
+from .position import _by_position, _fill, _places, _references, _segment
 from .rules import NO_STEP, vocab
 from .shapes import MIN_MATCHED, Projections, name_gemms, split_layers
 
@@ -172,11 +172,12 @@ def _from_position(a: Assignment, per_step: list[np.ndarray], table: pd.DataFram
     mi = {m: i for i, m in enumerate(a.modules)}
     names_of: dict[int, list[str]] = {}  # reference step -> its ops' module names
     cache: dict[tuple, tuple[np.ndarray, np.ndarray, str, bool]] = {}
+    reference = _references(labeled, ranks, kinds)
     for s, rows in enumerate(per_step):
         if not rows.size or a.source[s] != "none":
             continue
         t = toks[rows]
-        ref = _reference(s, labeled, ranks, kinds)
+        ref = reference(s)
         key = (ref, t.tobytes(), fine[rows].tobytes(), att[rows].tobytes())
         if key not in cache:
             r = None
@@ -202,20 +203,27 @@ def _types(layer: np.ndarray, module: np.ndarray, modules: list[str], step: np.n
            per_step: list[np.ndarray]) -> tuple[pd.DataFrame, list[str]]:
     """Every (step, layer)'s type: layers with the same kernel sequence share one; each type named
     by the modules its layers hold."""
-    rows_s, rows_l, sigs = [], [], []
-    seen: dict[tuple[bytes, bytes], list[tuple[int, bytes]]] = {}  # steps with one sequence: worked out once
+    # steps with one (layers, kernels) sequence are worked out once: each distinct sequence's
+    # (layer, signature) rows, then every step takes its sequence's rows
+    seen: dict[tuple[bytes, bytes], int] = {}
+    per_seq: list[list[tuple[int, bytes]]] = []
+    seq = np.empty(len(per_step), np.int64)
     for s, rows in enumerate(per_step):
         lay, f = layer[rows], fine[rows]
-        key = (lay.tobytes(), f.tobytes())
-        if key not in seen:
-            seen[key] = [(int(lv), f[lay == lv].tobytes()) for lv in np.unique(lay[lay >= 0])]
-        for lv, sig in seen[key]:
-            rows_s.append(s)
-            rows_l.append(lv)
-            sigs.append(sig)
-    if not sigs:
+        k = seen.setdefault((lay.tobytes(), f.tobytes()), len(per_seq))
+        if k == len(per_seq):
+            per_seq.append([(int(lv), f[lay == lv].tobytes()) for lv in np.unique(lay[lay >= 0])])
+        seq[s] = k
+    flat = [x for rows in per_seq for x in rows]
+    if not flat:
         return pd.DataFrame({"step": [], "layer": [], "type": []}, dtype=np.int64), []
-    codes, uniq = pd.factorize(pd.Series(sigs))
-    return pd.DataFrame({"step": np.array(rows_s, np.int64), "layer": np.array(rows_l, np.int64),
-                         "type": codes.astype(np.int64)}), [f"type {chr(65 + i)}" if i < 26 else f"type {i}"
-                                                             for i in range(len(uniq))]
+    # signatures numbered in order of first appearance over the steps, which is their order over
+    # the sequences as they first appear
+    codes, uniq = pd.factorize(pd.Series([sig for _, sig in flat]))
+    size = np.array([len(rows) for rows in per_seq], np.int64)
+    n = size[seq]
+    at = np.repeat(np.cumsum(size)[seq] - n, n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    return pd.DataFrame({"step": np.repeat(np.arange(len(per_step), dtype=np.int64), n),
+                         "layer": np.array([lv for lv, _ in flat], np.int64)[at],
+                         "type": codes.astype(np.int64)[at]}), [f"type {chr(65 + i)}" if i < 26 else f"type {i}"
+                                                              for i in range(len(uniq))]

@@ -2,6 +2,8 @@
 layers by its repeating kernel pattern."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import difflib
 
 import numpy as np
@@ -132,13 +134,16 @@ def _fill(layer: np.ndarray) -> np.ndarray:
 
 
 
-def _reference(s: int, labeled: dict, ranks: np.ndarray, kinds: np.ndarray) -> int | None:
-    """The labeled step a step without names takes its labels from: same rank, the same kind first."""
-    same = [r for r in labeled if ranks[r] == ranks[s]]
-    for r in same:
-        if kinds[r] == kinds[s]:
-            return r
-    return same[0] if same else None
+def _references(labeled: dict, ranks: np.ndarray, kinds: np.ndarray) -> Callable[[int], int | None]:
+    """The labeled step a step without names takes its labels from: the first labeled step (in
+    `labeled`'s order) of its rank and kind, else the first of its rank; None when its rank has
+    none. Looked up per step from tables made in one pass over `labeled`."""
+    by_rank: dict = {}
+    by_kind: dict = {}
+    for r in labeled:
+        by_rank.setdefault(ranks[r], r)
+        by_kind.setdefault((ranks[r], kinds[r]), r)
+    return lambda s: by_kind.get((ranks[s], kinds[s]), by_rank.get(ranks[s]))
 
 
 def _places(seg: np.ndarray) -> np.ndarray:

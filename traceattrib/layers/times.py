@@ -115,18 +115,20 @@ def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.n
     kinds = sorted(set(kind.tolist()))
     group = np.searchsorted(np.array(kinds, dtype=object), kind).astype(np.int64) * 2 + warm if kinds else \
         np.zeros(0, np.int64)
-    si, ci = np.nonzero(lmc > 0)
-    per = pd.DataFrame({"cell": group[si] * pairs.size + ci, "t": lmt[si, ci].astype(np.int64),
-                        "n": lmc[si, ci].astype(np.int64)}).groupby("cell", sort=True).sum()
-    cell = per.index.to_numpy(np.int64)
-    gi, pi = cell // max(pairs.size, 1), cell % max(pairs.size, 1)
+    # per (kind, warm-up) group, the sums of its steps' rows (int64: exact), cells in (group, pair)
+    # order; a pair no op of a step has has no time there (lmt is 0 where lmc is)
+    present = np.unique(group)
+    t = np.array([lmt[group == g].sum(axis=0) for g in present], np.int64).reshape(present.size, pairs.size)
+    c = np.array([lmc[group == g].sum(axis=0) for g in present], np.int64).reshape(present.size, pairs.size)
+    row, pi = np.nonzero(c > 0)
+    gi = present[row]
     pair = pairs[pi]
     rank = table["rank"].to_numpy(np.int64)[:1]
     return pd.DataFrame({"rank": np.full(gi.size, rank[0] if rank.size else 0, np.int64),
                          "kind": np.array(kinds, dtype=object)[gi // 2] if kinds else np.array([], object),
                          "warmup": (gi % 2).astype(bool), "layer": pair // nm - 1,
                          "module": pd.Categorical.from_codes(pair % nm, names),
-                         "time_ns": per["t"].to_numpy(np.int64), "count": per["n"].to_numpy(np.int64)})
+                         "time_ns": t[row, pi], "count": c[row, pi]})
 
 
 def _pair(first: np.ndarray, n: int, second: np.ndarray, keep: np.ndarray) -> np.ndarray:
