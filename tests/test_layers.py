@@ -422,3 +422,83 @@ def test_from_names_equals_the_per_step_loop(rows, nsteps):
     np.testing.assert_array_equal(a.layer, b.layer)
     np.testing.assert_array_equal(a.module, b.module)
     np.testing.assert_array_equal(a.source, b.source)
+
+
+def _types_plain(layer, fine, per_step):
+    """The per-step, per-layer loop _types replaces: a row per (step, layer), typed by its kernels."""
+    rows, sigs = [], []
+    for s, r in enumerate(per_step):
+        lay, f = layer[r], fine[r]
+        for lv in np.unique(lay[lay >= 0]):
+            rows.append((s, int(lv)))
+            sigs.append(f[lay == lv].tobytes())
+    codes = {}
+    return [(s, lv, codes.setdefault(sig, len(codes))) for (s, lv), sig in zip(rows, sigs)], len(codes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-1, 5), st.integers(-2, 2), st.integers(-1, 2)), max_size=80),
+       st.integers(0, 6), st.booleans())
+def test_types_equal_the_per_layer_loop(rows, nsteps, repeat):
+    from traceattrib.layers.assign import _types
+    step = np.array([min(r[0], nsteps - 1) for r in rows], np.int64)
+    layer = np.array([r[1] for r in rows], np.int64)
+    fine = np.array([r[2] for r in rows], np.int64)
+    order = np.flatnonzero(step >= 0)[np.argsort(step[step >= 0], kind="stable")]
+    bounds = np.searchsorted(step[order], np.arange(nsteps + 1))
+    per_step = [order[bounds[s]:bounds[s + 1]] for s in range(nsteps)]
+    if repeat:  # steps with one sequence, as decode steps have
+        for s in range(1, nsteps):
+            if per_step[s].size == per_step[0].size:
+                layer[per_step[s]], fine[per_step[s]] = layer[per_step[0]], fine[per_step[0]]
+    got, names = _types(layer, None, [], step, fine, per_step)
+    want, ntypes = _types_plain(layer, fine, per_step)
+    assert list(zip(got["step"], got["layer"], got["type"])) == want
+    assert len(names) == ntypes
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.sampled_from(["prefill", "decode", "unknown"])), min_size=1,
+                max_size=30), st.data())
+def test_reference_is_the_first_labeled_step_of_rank_and_kind(steps, data):
+    from traceattrib.layers.position import _references
+    ranks = np.array([r for r, _ in steps])
+    kinds = np.array([k for _, k in steps], dtype=object)
+    labeled = {s: None for s in data.draw(st.permutations(range(len(steps))))[:data.draw(st.integers(0, len(steps)))]}
+    ref = _references(labeled, ranks, kinds)
+    for s in range(len(steps)):
+        same = [r for r in labeled if ranks[r] == ranks[s]]
+        want = next((r for r in same if kinds[r] == kinds[s]), same[0] if same else None)
+        assert ref(s) == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["prefill", "decode"]), st.booleans()), max_size=12), st.integers(0, 5),
+       st.data())
+def test_module_rows_per_kind_are_the_sums_of_its_steps(steps, npairs, data):
+    import pandas as pd
+
+    from traceattrib.layers.times import _per_kind
+    n = len(steps)
+    table = pd.DataFrame({"kind": pd.Categorical([k for k, _ in steps]), "warmup": [w for _, w in steps],
+                          "rank": np.full(n, 2)})
+    count = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n * npairs, max_size=n * npairs)),
+                     np.int64).reshape(n, npairs)
+    time = np.where(count > 0, np.arange(n * npairs, dtype=np.int64).reshape(n, npairs) * 10 ** 9 + 7, 0)
+    nm = 3
+    pairs = np.arange(npairs, dtype=np.int64) * 2 + nm
+    got = _per_kind(table, time, count, pairs, nm, pd.Index(["a", "b", "c"], dtype=object))
+    want = {}
+    for i, (k, w) in enumerate(steps):
+        for j in range(npairs):
+            if count[i, j]:
+                t, c = want.get((k, w, j), (0, 0))
+                want[(k, w, j)] = (t + int(time[i, j]), c + int(count[i, j]))
+    keys = sorted(want, key=lambda x: (x[0], x[1], x[2]))
+    assert list(got["kind"]) == [k for k, _, _ in keys]
+    assert list(got["warmup"]) == [w for _, w, _ in keys]
+    assert list(got["layer"]) == [int(pairs[j] // nm - 1) for _, _, j in keys]
+    assert list(got["module"]) == ["abc"[int(pairs[j] % nm)] for _, _, j in keys]
+    assert list(got["time_ns"]) == [want[x][0] for x in keys]
+    assert list(got["count"]) == [want[x][1] for x in keys]
+    assert (got["rank"] == 2).all()
