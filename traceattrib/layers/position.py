@@ -2,9 +2,8 @@
 layers by its repeating kernel pattern."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import difflib
+from collections.abc import Callable
 
 import numpy as np
 
