@@ -441,6 +441,10 @@ CASES = [
     # a Gated DeltaNet layer's gating (softplus of its decay) is pointwise, not a MoE router
     ("fused_gdn_gating_kernel", "elementwise", "activation"),
     ("moe_gating_kernel", "other", "moe-routing"),
+    # an EP MoE's scatter of tokens to their experts is routing; its gather sums each token's top-k
+    # expert rows with their weights (the combine)
+    ("_fwd_kernel_ep_scatter_2", "other", "moe-routing"),
+    ("_fwd_kernel_ep_gather", "elementwise", "data-movement"),
 ]
 
 
