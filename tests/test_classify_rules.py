@@ -445,6 +445,12 @@ CASES = [
     # expert rows with their weights (the combine)
     ("_fwd_kernel_ep_scatter_2", "other", "moe-routing"),
     ("_fwd_kernel_ep_gather", "elementwise", "data-movement"),
+    # a GEMM with its all-reduce fused goes by its main computation, as one reading its peers'
+    # buffers does; a collective alone is communication
+    ("_fused_gemm_all_reduce_kernel", "linear", "gemm"),
+    ("_fused_gemm_two_shot_ar_kernel", "linear", "gemm"),
+    ("multimem_all_reduce_kernel", "communication", "custom-allreduce"),
+    ("two_shot_all_reduce_kernel", "communication", "custom-allreduce"),
 ]
 
 
