@@ -89,9 +89,10 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
             else:  # two names that differ only in unsafe characters: merge them
                 s = s.astype(object).map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v).astype("category")
         elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
-            if _all_safe(_distinct(s)):
+            values = _distinct(s)
+            if _all_safe(values):
                 continue
-            mapped = s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
+            mapped = _cleaned(s, values)
             if mapped.equals(s):
                 continue
             s = mapped
@@ -112,6 +113,20 @@ def _distinct(s: pd.Series):
         return np.asarray(s.unique(), dtype=object)
     except TypeError:
         return s.to_numpy(dtype=object)
+
+
+def _cleaned(s: pd.Series, values) -> pd.Series:
+    """`s` with `clean` applied to its strings and bytes: each distinct value cleaned once and the
+    rows that change replaced (a hostile name repeated a million times is cleaned once); every
+    row through `clean` when some values cannot be hashed."""
+    try:
+        changed = {v: c for v in values if isinstance(v, (str, bytes)) and (c := clean(v)) != v}
+        rows = s.isin(list(changed)).to_numpy(bool)
+    except TypeError:
+        return s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
+    out = s.copy()
+    out[rows] = s[rows].map(changed)
+    return out
 
 
 def _all_safe(values) -> bool:
