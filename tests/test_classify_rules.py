@@ -423,23 +423,36 @@ CASES = [
     ("MEMORY_COPY_HOST_TO_DEVICE", "memory", "memcpy-kernel"),
     ("MEMORY_COPY_DEVICE_TO_HOST", "memory", "memcpy-kernel"),
     ("memory_allocate", "other", "unmatched"),
+    # rocprof v1's and Tracy's copy records; a user's own copy kernel is elementwise
+    ("CopyHostToDevice", "memory", "memcpy-kernel"),
+    ("HostToDeviceCopy", "memory", "memcpy-kernel"),
+    ("memory_copy_kernel", "elementwise", "data-movement"),
     # a causal (autoregressive) softmax is attention's; a softmax alone says nothing of where it runs
     ("softmax_autoregressive_backward_inplace_kernel", "attention", "attention"),
     ("softmax_forward_kernel5", "other", "softmax"),
+    ("scaled_upper_triang_masked_softmax_warp_forward", "attention", "attention"),
     # optimizer kernels named by the optimizer; not a word that merely ends so
     ("adamw_kernel3", "elementwise", "optimizer"),
     ("adam_update_kernel", "elementwise", "optimizer"),
     ("madamw_kernel", "other", "unmatched"),
+    ("lion_update_kernel", "elementwise", "optimizer"),
+    ("sgd_momentum_kernel", "elementwise", "optimizer"),
+    ("billion_kernel", "other", "unmatched"),
     # the gradients' global norm for clipping is a reduction; an L2 norm layer stays a norm
     ("global_norm_squared_kernel", "elementwise", "reduction"),
-    ("clip_grad_norm_kernel", "elementwise", "reduction"),
+    ("clip_grad_norm_kernel", "elementwise", "optimizer"),
+    ("void transformer_engine::multi_tensor_l2norm::cleanup(float*, float*)", "elementwise", "reduction"),
     ("l2norm_fwd_kernel2", "norm", "norm"),
     # GPT-2's token and position embedding tables (wte, wpe): their gradients are scatter-adds
     ("wte_backward_kernel", "elementwise", "data-movement"),
     ("wpe_backward_kernel", "elementwise", "data-movement"),
     ("swte_backward", "other", "unmatched"),
-    # a Gated DeltaNet layer's gating (softplus of its decay) is pointwise, not a MoE router
+    # a Gated DeltaNet or KDA layer's gate (softplus of its decay) is pointwise, neither a MoE
+    # router nor attention
     ("fused_gdn_gating_kernel", "elementwise", "activation"),
+    ("ignis::flash_next::gdn::gating_kernel", "elementwise", "activation"),
+    ("kda_gate_fwd_kernel", "elementwise", "activation"),
+    ("chunk_kda_fwd_kernel_o", "attention", "linear-attention"),
     ("moe_gating_kernel", "other", "moe-routing"),
     # an EP MoE's scatter of tokens to their experts is routing; its gather sums each token's top-k
     # expert rows with their weights (the combine)
