@@ -65,7 +65,7 @@ CASES = [
     ("void tensorflow::DepthwiseConv2dGPUKernelNHWC<float, 3, 3, 1>(tensorflow::DepthwiseArgs, "
      "float const*, float const*, float*, int)", "elementwise", "depthwise-conv"),
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<1, float, int>(...)",
-     "elementwise", "torch-elementwise"),
+     "elementwise", "depthwise-conv"),
     # CuTe-DSL collectives: the role is a word run together with others before `_object_at_`
     ("kernel_cutlass_kernel_b12xcommroce_oneshot_cute_RoceOneshotLaunch_object_at__ptri32gmemalign16_",
      "communication", "cute-dsl-communication"),
@@ -105,7 +105,7 @@ CASES = [
     # kernel also runs eager Mamba and Qwen3-Next short convolutions, which by name are other: this
     # kernel's name cannot tell them from a CNN's)
     ("void at::native::(anonymous namespace)::conv_depthwise2d_forward_kernel<3, float, int>(...)",
-     "elementwise", "torch-elementwise"),
+     "elementwise", "depthwise-conv"),
     ("miopenSp3AsmConv_v21_1_3_gfx9_fp32_stride1", "linear", "convolution"),
     # TensorFlow's Eigen expression kernels and bias helpers; a plain activation kernel
     ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<"
@@ -464,6 +464,30 @@ CASES = [
     ("_fused_gemm_two_shot_ar_kernel", "linear", "gemm"),
     ("multimem_all_reduce_kernel", "communication", "custom-allreduce"),
     ("two_shot_all_reduce_kernel", "communication", "custom-allreduce"),
+    # upsampling, im2col and padding copies are layout; a nearest-neighbour search is not
+    ("upsample_nearest2d_out_frame", "elementwise", "layout-copy"),
+    ("_nearest_upsample_nhwc_kernel", "elementwise", "layout-copy"),
+    ("im2col_bf16", "elementwise", "layout-copy"),
+    ("nhwcAddPaddingKernel", "elementwise", "layout-copy"),
+    ("nearest_neighbor_search", "other", "unmatched"),
+    ("cat2_channels_last_fp16_kernel", "elementwise", "data-movement"),
+    # a VAE's GroupNorm split into statistics and apply kernels (gn_*), a quantize fused in; not a
+    # word that merely ends so
+    ("gn_group_stats_kernel", "norm", "norm"),
+    ("gn_apply_delta_quantize_flat_vec2_kernel", "norm", "norm"),
+    ("sign_kernel", "other", "unmatched"),
+    # quantizing an attention's output is a cast
+    ("quant_attn_out_int8_kernel", "cast", "quantize"),
+    ("_attn_fwd", "attention", "attention-token"),
+    # ATen's depthwise convolution under its short name, as under its full one: one channel at a time
+    ("conv_depthwise2d_forward_kernel_generic", "elementwise", "depthwise-conv"),
+    # candle's unary kernels and a generic binary-op kernel
+    ("usqr_f32", "elementwise", "arith"),
+    ("uabs_bf16", "elementwise", "arith"),
+    ("binaryOp_kernel_vec8_half", "elementwise", "arith"),
+    # CUTLASS's kernel entry under the profiler's short name; a bare Kernel says nothing
+    ("Kernel2", "linear", "cutlass-kernel"),
+    ("Kernel", "other", "unmatched"),
 ]
 
 
