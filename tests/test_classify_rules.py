@@ -488,6 +488,25 @@ CASES = [
     # CUTLASS's kernel entry under the profiler's short name; a bare Kernel says nothing
     ("Kernel2", "linear", "cutlass-kernel"),
     ("Kernel", "other", "unmatched"),
+    ("kernel2", "other", "unmatched"),
+    # split-KV decode attention over a quantized KV cache is attention; quantizing after attention is a cast
+    ("_fwd_kernel_stage1_quant_int8", "attention", "attention-triton"),
+    ("_fwd_grouped_kernel_stage1_quant_int2", "attention", "attention-triton"),
+    ("_fwd_kernel_quant", "attention", "attention-triton"),
+    # ggml's depthwise convolution; a weight gradient (dW) is a GEMM; transposed convolutions are
+    # convolutions, not transposes
+    ("conv2d_dw_kernel", "elementwise", "depthwise-conv"),
+    ("conv2d_dW_kernel", "linear", "convolution"),
+    ("conv_transpose2d_bf16", "linear", "convolution"),
+    # resampling and padding copies; a sampler of tokens stays sampling
+    ("grid_sampler_2d_kernel", "elementwise", "layout-copy"),
+    ("upscale_f32", "elementwise", "layout-copy"),
+    ("remove_padding_2", "elementwise", "layout-copy"),
+    ("top_k_top_p_sampler_kernel", "other", "sampling-topk-sort"),
+    ("gn_silu_nhwc_kernel", "norm", "norm"),
+    ("uneg_f8_e4m3", "elementwise", "arith"),
+    # multi-scale deformable attention's sampling step
+    ("ms_deformable_im2col_gpu_kernel", "attention", "attention"),
 ]
 
 
