@@ -507,6 +507,23 @@ CASES = [
     ("uneg_f8_e4m3", "elementwise", "arith"),
     # multi-scale deformable attention's sampling step
     ("ms_deformable_im2col_gpu_kernel", "attention", "attention"),
+    # Apache TVM's fused kernels, read by the Relay ops they list
+    ("tvmgen_default_fused_nn_dense_1", "linear", "tvm-gemm"),
+    ("tvmgen_default_fused_nn_conv2d_add_nn_relu_kernel0", "linear", "tvm-gemm"),
+    ("vm_mod_fused_argwhere_kernel6", "other", "tvm-other"),
+    ("vm_mod_fused_nn_softmax_kernel0", "other", "tvm-other"),
+    ("vm_mod_fused_cast_kernel0", "cast", "tvm-cast"),
+    ("vm_mod_fused_cast_take_reshape_squeeze_kernel0", "elementwise", "tvm-pointwise"),
+    ("vm_mod_fused_layout_transform_kernel0", "elementwise", "tvm-pointwise"),
+    ("tvmgen_default_fused_nn_layer_norm_kernel0", "norm", "tvm-norm"),
+    # ONNX Runtime's slice, expand, range and pad kernels; a word that merely ends so is not one
+    ("_SliceKernel", "elementwise", "data-movement"),
+    ("ExpandKernel2D", "elementwise", "data-movement"),
+    ("void onnxruntime::cuda::_PadKernel<float, int=1>", "elementwise", "data-movement"),
+    ("timeslice_kernel", "other", "unmatched"),
+    # "sort" inside "tensorTransform" is no sort
+    ("void tensorTransformGeneric<__half, __half, float, true, false, false, (cudnnKernelDataType_t)0>", "other",
+     "unmatched"),
 ]
 
 
