@@ -96,3 +96,13 @@ def test_nesting_depth_counts_enclosing(n, seed, threads):
     want = [sum(1 for j in range(s.size) if j != i and g[j] == g[i] and s[j] <= s[i] and e[i] <= e[j]
                 and (s[j], -e[j], j) < (s[i], -e[i], i)) for i in range(s.size)]
     assert nesting_depth(s, e, g).tolist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-50, 50), st.integers(0, 6)), max_size=30))
+def test_concat_ranges_is_the_concatenated_aranges(ranges):
+    from traceattrib.intervals import concat_ranges
+    start = np.array([a for a, _ in ranges], np.int64)
+    length = np.array([n for _, n in ranges], np.int64)
+    want = np.concatenate([np.arange(a, a + n) for a, n in ranges] + [np.zeros(0, np.int64)]).astype(np.int64)
+    np.testing.assert_array_equal(concat_ranges(start, length), want)

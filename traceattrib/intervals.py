@@ -34,6 +34,14 @@ def unique_inverse(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return xs[new], inv
 
 
+def concat_ranges(start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The integer ranges [start[i], start[i] + length[i]) one after another (lengths >= 0), as
+    np.concatenate of the aranges without one array per range."""
+    length = np.asarray(length, np.int64)
+    total = int(length.sum())
+    return np.repeat(np.asarray(start, np.int64) - (np.cumsum(length) - length), length) + np.arange(total)
+
+
 def group_sums(group: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
     """Sum of int64 `v` per group 0..n-1, exact (int64; bincount would add in float64)."""
     out = np.zeros(n, np.int64)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..intervals import concat_ranges
 from .codes import CALL, CALL_BLOCKING, CPU, HOST, LAUNCH, SYNC, UNEXPLAINED
 from .rules import IdleRules
 from .threads import Threads
@@ -213,7 +214,7 @@ def sync_pieces(th: Threads, t: int, a: np.ndarray, b: np.ndarray):
     k1 = np.searchsorted(us, b, "left")   # unions starting before b
     n = np.maximum(k1 - k0, 0)
     qi = np.repeat(np.arange(a.size), n)
-    kk = k0[qi] + (np.arange(qi.size) - np.repeat(np.cumsum(n) - n, n))
+    kk = concat_ranges(k0, n)
     length = np.minimum(b[qi], ue[kk]) - np.maximum(a[qi], us[kk])
     keep = length > 0
     return qi[keep], lab[kk[keep]], length[keep]

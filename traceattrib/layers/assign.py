@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..intervals import concat_ranges
 from .evidence import from_frames, from_ranges
 from .position import _by_position, _fill, _places, _references, _segment
 from .rules import NO_STEP, vocab
@@ -222,7 +223,7 @@ def _types(layer: np.ndarray, module: np.ndarray, modules: list[str], step: np.n
     codes, uniq = pd.factorize(pd.Series([sig for _, sig in flat]))
     size = np.array([len(rows) for rows in per_seq], np.int64)
     n = size[seq]
-    at = np.repeat(np.cumsum(size)[seq] - n, n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+    at = concat_ranges(np.cumsum(size)[seq] - n, n)  # each step's rows among its sequence's
     return pd.DataFrame({"step": np.repeat(np.arange(len(per_step), dtype=np.int64), n),
                          "layer": np.array([lv for lv, _ in flat], np.int64)[at],
                          "type": codes.astype(np.int64)[at]}), [f"type {chr(65 + i)}" if i < 26 else f"type {i}"

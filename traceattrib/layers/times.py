@@ -118,8 +118,9 @@ def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.n
     # per (kind, warm-up) group, the sums of its steps' rows (int64: exact), cells in (group, pair)
     # order; a pair no op of a step has has no time there (lmt is 0 where lmc is)
     present = np.unique(group)
-    t = np.array([lmt[group == g].sum(axis=0) for g in present], np.int64).reshape(present.size, pairs.size)
-    c = np.array([lmc[group == g].sum(axis=0) for g in present], np.int64).reshape(present.size, pairs.size)
+    rows = [group == g for g in present]
+    t = np.array([lmt[r].sum(axis=0) for r in rows], np.int64).reshape(present.size, pairs.size)
+    c = np.array([lmc[r].sum(axis=0) for r in rows], np.int64).reshape(present.size, pairs.size)
     row, pi = np.nonzero(c > 0)
     gi = present[row]
     pair = pairs[pi]

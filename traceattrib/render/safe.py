@@ -81,13 +81,13 @@ def clean_frame(df: pd.DataFrame | None) -> pd.DataFrame | None:
         s = df[c]
         if isinstance(s.dtype, pd.CategoricalDtype):
             cats = s.cat.categories
-            vals = [clean(v) if isinstance(v, (str, bytes)) else v for v in cats]
+            vals = [_clean_value(v) for v in cats]
             if vals == list(cats):
                 continue
             if pd.Index(vals).is_unique:
                 s = s.cat.rename_categories(vals)
             else:  # two names that differ only in unsafe characters: merge them
-                s = s.astype(object).map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v).astype("category")
+                s = s.astype(object).map(_clean_value).astype("category")
         elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
             values = _distinct(s)
             if _all_safe(values):
@@ -115,6 +115,11 @@ def _distinct(s: pd.Series):
         return s.to_numpy(dtype=object)
 
 
+def _clean_value(v: Any) -> Any:
+    """`clean` of a str or bytes value; any other value (a number, a missing value) as it is."""
+    return clean(v) if isinstance(v, (str, bytes)) else v
+
+
 def _cleaned(s: pd.Series, values) -> pd.Series:
     """`s` with `clean` applied to its strings and bytes: each distinct value cleaned once and the
     rows that change replaced (a hostile name repeated a million times is cleaned once); every
@@ -123,7 +128,7 @@ def _cleaned(s: pd.Series, values) -> pd.Series:
         changed = {v: c for v in values if isinstance(v, (str, bytes)) and (c := clean(v)) != v}
         rows = s.isin(list(changed)).to_numpy(bool)
     except TypeError:
-        return s.map(lambda v: clean(v) if isinstance(v, (str, bytes)) else v)
+        return s.map(_clean_value)
     out = s.copy()
     out[rows] = s[rows].map(changed)
     return out
