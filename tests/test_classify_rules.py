@@ -524,6 +524,36 @@ CASES = [
     # "sort" inside "tensorTransform" is no sort
     ("void tensorTransformGeneric<__half, __half, float, true, false, false, (cudnnKernelDataType_t)0>", "other",
      "unmatched"),
+    # PaddlePaddle: generic elementwise/broadcast launchers (a cast functor makes a cast), causal and mask-fused
+    # softmax of attention, batch-norm statistics, stacking; FastDeploy's split-KV merge
+    ("void phi::funcs::VectorizedBroadcastKernel<phi::funcs::AddFunctor<float>, float, 2, 1, 4, 1>(common::Array<char "
+     "const* restrict, 2>, common::Array<float*, 1>, common::Array<bool, 2>, unsigned int, common::Array<phi::kps::"
+     "details::BroadcastConfig, 2>, int, int, int, phi::funcs::AddFunctor<float>)", "elementwise", "paddle-elementwise"),
+    ("void phi::funcs::VectorizedElementwiseKernel<phi::dtype::float16, phi::CastFunctor<float, phi::dtype::float16>, "
+     "1, 1, 4>(common::Array<char const* restrict, 1>, common::Array<phi::dtype::float16*, 1>, long, long, int, "
+     "phi::CastFunctor<float, phi::dtype::float16>)", "cast", "paddle-cast"),
+    ("void phi::funcs::VectorizedElementwiseKernel<float, phi::CudaAbsFunctor<float, void>, 1, 1, 4>(common::Array<"
+     "char const* restrict, 1>, common::Array<float*, 1>, long, long, int, phi::CudaAbsFunctor<float, void>)",
+     "elementwise", "torch-elementwise"),
+    ("void paddle::operators::SoftmaxMaskFuseUpperTriangleGPUKernel<phi::dtype::float16, 10>", "attention",
+     "attention"),
+    ("void paddle::operators::KeBackwardLocalStats<float, 256, (paddle::experimental::DataLay...", "norm", "norm"),
+    ("kernel_stats_kernel", "other", "unmatched"),
+    ("void phi::funcs::StackCudaKernel<float, int, phi::funcs::ConstPointerArray<float, (phi::funcs::SegmentedArraySize)"
+     "8> >(phi::funcs::ConstPointerArray<float, (phi::funcs::SegmentedArraySize)8>, phi::funcs::GeneralDivMod<int>, "
+     "int, int, int, float*)", "elementwise", "data-movement"),
+    ("merge_multi_chunks_decoder_kernel", "attention", "attention"),
+    ("merge_chunks_kernel", "other", "unmatched"),
+    # DeepSpeed's residual + LayerNorm; ln alone may be a logarithm
+    ("fused_residual_ln", "norm", "norm"),
+    ("ln_kernel", "other", "unmatched"),
+    # XLA: a convert fusion with layout ops is a cast; one with a reduce is not
+    ("input_convert_transpose_fusion", "cast", "convert"),
+    ("input_convert_reduce_fusion", "elementwise", "xla-fusion"),
+    # TensorRT Myelin: a quantize (scale, clamp, round, Cast) is a cast; an activation then a Cast is not
+    ("__myl_MulMinMaxRounCast", "cast", "myelin-cast"),
+    ("__myl_MaxCast", "elementwise", "myelin-pointwise"),
+    ("pad_head_seq_kernel", "elementwise", "layout-copy"),
 ]
 
 

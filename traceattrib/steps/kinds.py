@@ -194,11 +194,22 @@ def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarra
         kind[refine], first[refine] = "mixed", "attention kernel"
     evidence = np.full(n, "", dtype=object)
     against = np.full(n, "", dtype=object)
-    for i in np.flatnonzero(kind != "unknown"):
-        k = kind[i]
-        agree = [first[i]] + [s for s in order if s != first[i] and votes[s][i] != "" and (votes[s][i] == k or k == "mixed")]
-        evidence[i] = ", ".join(_label(s) for s in dict.fromkeys(agree))
-        against[i] = ", ".join(f"{_label(s)}={votes[s][i]}" for s in order if votes[s][i] not in ("", k) and k != "mixed")
+    rows = np.flatnonzero(kind != "unknown")
+    if not rows.size:
+        return kind, evidence, against
+    # steps with the same votes get the same words: worked out once per distinct combination
+    cols = [kind[rows], first[rows]] + [votes[s][rows] for s in order]
+    _, one, combo = np.unique(np.column_stack([pd.factorize(c)[0] for c in cols]), axis=0, return_index=True,
+                              return_inverse=True)
+    ev_u = np.empty(one.size, dtype=object)
+    ag_u = np.empty(one.size, dtype=object)
+    for j, i in enumerate(one):
+        k, top = cols[0][i], cols[1][i]
+        vote = {s: c[i] for s, c in zip(order, cols[2:])}
+        agree = [top] + [s for s in order if s != top and vote[s] != "" and (vote[s] == k or k == "mixed")]
+        ev_u[j] = ", ".join(_label(s) for s in dict.fromkeys(agree))
+        ag_u[j] = ", ".join(f"{_label(s)}={vote[s]}" for s in order if vote[s] not in ("", k) and k != "mixed")
+    evidence[rows], against[rows] = ev_u[combo.reshape(-1)], ag_u[combo.reshape(-1)]
     return kind, evidence, against
 
 
@@ -371,7 +382,8 @@ def _by_attention(f: _Facts) -> np.ndarray:
     has = {"decode": np.zeros(n, bool), "prefill": np.zeros(n, bool)}
     for r in np.unique(sel_rank):
         # the engine or library a rule knows must have run on this rank (any of its kernels)
-        every = [str(cats[c]) for c in np.unique(all_codes[is_kernel & (op_rank == r)])]
+        every = [str(cats[c]) for c in np.flatnonzero(np.bincount(all_codes[is_kernel & (op_rank == r)],
+                                                                 minlength=len(cats)))]
         mine = sel_rank == r
         uc = np.unique(codes[mine & (codes >= 0)])
         names = [str(cats[c]) for c in uc]
