@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceattrib.intervals import nest_order, nesting_depth
+from traceattrib.intervals import nest_order, nesting_depth, pack_keys
 
 I64 = np.iinfo(np.int64)
 # small times make ties likely; the extremes force the ranks fallback (groups cannot be shifted apart)
@@ -106,3 +106,43 @@ def test_concat_ranges_is_the_concatenated_aranges(ranges):
     length = np.array([n for _, n in ranges], np.int64)
     want = np.concatenate([np.arange(a, a + n) for a, n in ranges] + [np.zeros(0, np.int64)]).astype(np.int64)
     np.testing.assert_array_equal(concat_ranges(start, length), want)
+
+
+COLUMN_VALUES = st.one_of(st.integers(0, 3), st.integers(-2 ** 31, 2 ** 31 - 1), st.integers(I64.min // 4, I64.max // 4))
+
+
+@st.composite
+def key_tables(draw):
+    """Two tables of 1-3 integer columns each (int32 or int64, some held as zero-stride constants as
+    model.compact keeps them), the same dtypes column by column."""
+    ncol, rows = draw(st.integers(1, 3)), [draw(st.integers(0, 12)), draw(st.integers(0, 12))]
+    a, b = [], []
+    for _ in range(ncol):
+        dtype = draw(st.sampled_from([np.int32, np.int64]))
+        lim = np.iinfo(dtype)
+        values = st.integers(0, 3) if draw(st.booleans()) else \
+            COLUMN_VALUES.filter(lambda v, lo=lim.min, hi=lim.max: lo <= v <= hi)
+        cols = []
+        for n in rows:
+            if n and draw(st.booleans()):
+                cols.append(np.broadcast_to(np.array([draw(values)], dtype), (n,)))
+            else:
+                cols.append(np.array([draw(values) for _ in range(n)], dtype))
+        a.append(cols[0])
+        b.append(cols[1])
+    return a, b
+
+
+@settings(**SETTINGS)
+@given(tabs=key_tables())
+def test_pack_keys_equal_exactly_for_equal_tuples(tabs):
+    """Keys of rows of either table are equal exactly when their column tuples are, whatever the
+    dtypes, constants and ranges (bits side by side, or the codes when they do not fit)."""
+    a, b = tabs
+    ka, kb = pack_keys(a, b)
+    assert ka.dtype == kb.dtype == np.int64 and ka.size == a[0].size and kb.size == b[0].size
+    rows = [tuple(int(c[i]) for c in a) for i in range(a[0].size)] + [tuple(int(c[i]) for c in b) for i in range(b[0].size)]
+    keys = np.r_[ka, kb]
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            assert (keys[i] == keys[j]) == (rows[i] == rows[j])

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from .intervals import pack_keys
-from .model import Trace, compact
+from .model import Trace, compact, constant
 
 OP_KINDS = ["kernel", "memop", "graph"]
 
@@ -25,23 +25,48 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=["start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation",
                                      "kind", "src", "launch_start_ns"])
-    cols = {c: np.concatenate([tab[c].to_numpy() for _, tab in parts])
-            for c in ("start_ns", "end_ns", "device", "stream", "rank", "pid", "correlation")}
-    cols["src"] = np.concatenate([np.arange(len(tab)) for _, tab in parts])
-    cols["kind"] = np.concatenate([np.full(len(tab), OP_KINDS.index(kind), np.int8) for kind, tab in parts])
-    cols["name_code"] = np.concatenate([tab["name"].cat.codes.to_numpy(np.int64) if kind == "kernel"
-                                        else np.full(len(tab), -1, np.int64) for kind, tab in parts])
-    # rows by rank and start (stable: kernels, then memops, then graphs), sorted before the table is built
-    order = np.lexsort((cols["start_ns"], cols["rank"]))
-    cols = {c: v[order] for c, v in cols.items()}
+    sizes = np.array([len(tab) for _, tab in parts], np.int64)
+    at = np.r_[0, np.cumsum(sizes)]
+    start = np.concatenate([tab["start_ns"].to_numpy() for _, tab in parts])
+    rank = _column([tab["rank"].to_numpy() for _, tab in parts], None)
+    # rows by rank and start (stable: kernels, then memops, then graphs)
+    order = np.argsort(start, kind="stable") if rank.strides == (0,) else np.lexsort((start, rank))
+    # each column is written once, in that order: row i of the parts goes to place[i]
+    place = np.empty(order.size, np.int64)
+    place[order] = np.arange(order.size)
+    cols = {"start_ns": start[order]}
+    for c in ("end_ns", "device", "stream", "rank", "pid", "correlation"):
+        cols[c] = _column([tab[c].to_numpy() for _, tab in parts], (place, at))
+    part = np.searchsorted(at[1:], order, side="right")
+    cols["src"] = order - at[part]
+    cols["kind"] = np.array([OP_KINDS.index(kind) for kind, _ in parts], np.int8)[part]
+    codes = parts[0][1]["name"].cat.codes.to_numpy(np.int64) if parts[0][0] == "kernel" else None
+    cols["name_code"] = np.full(order.size, -1, np.int64)
+    if codes is not None:
+        cols["name_code"][place[:codes.size]] = codes
     cols["kind"] = pd.Categorical.from_codes(cols["kind"], OP_KINDS)
-    ops = pd.DataFrame(cols, copy=False)  # the columns are fresh copies already
+    ops = pd.DataFrame(cols, copy=False)  # the columns are fresh arrays already (or constants)
     ops["launch_row"] = launch_rows(ops, trace.launches)
     row = ops["launch_row"].to_numpy()
     starts = trace.launches["start_ns"].to_numpy(np.int64)
     ops["launch_start_ns"] = np.where(row >= 0, starts[np.maximum(row, 0)] if starts.size else -1, -1)
     ops["before_trace"] = launched_before_trace(ops, trace.launches)
     return compact(ops)  # one rank's device, rank and process: one value each, mostly
+
+
+def _column(values: list[np.ndarray], placing: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """The parts' values of one column as one array: a constant when every part holds the same one
+    value as a constant (model.compact), else each part's rows written at their places (placing:
+    (place per row of the parts, where each part begins); None: concatenated)."""
+    if all(v.strides == (0,) for v in values) and len({(v.dtype, v[0]) for v in values}) == 1:
+        return constant(values[0][0], sum(v.size for v in values), values[0].dtype)
+    if placing is None:
+        return np.concatenate(values)
+    place, at = placing
+    out = np.empty(int(at[-1]), np.result_type(*values))
+    for k, v in enumerate(values):
+        out[place[at[k]:at[k + 1]]] = v
+    return out
 
 
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
@@ -53,15 +78,19 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     out = np.full(len(ops), -1, np.int64)
     if not len(launches) or not len(ops):
         return out
-    cols = [(launches[c].to_numpy(np.int64), ops[c].to_numpy(np.int64)) for c in ("rank", "pid", "correlation")]
+    # as stored: a constant column (one rank, one process) stays one element, not a million int64s
+    cols = [(launches[c].to_numpy(), ops[c].to_numpy()) for c in ("rank", "pid", "correlation")]
     lk, ok = pack_keys([a for a, _ in cols], [b for _, b in cols])
     if (lk[1:] > lk[:-1]).all() and lk[0] >= 0 and ok.min() >= 0 and \
-            max(lk[-1], ok.max()) < 8 * (lk.size + ok.size) + (1 << 16) and lk.size < 2 ** 31:
+            max(lk[-1], ok.max()) < 8 * (lk.size + ok.size) + (1 << 16) and lk.size < 2 ** 31 - 1:
         # distinct keys in order, not too sparse (CUPTI numbers every API call of a process; the
         # exports here keep one in 2 to 5): a lookup table (int32, at most 32 bytes per row), no search
-        lut = np.full(max(lk[-1], ok.max()) + 1, -1, np.int32)
-        lut[lk] = np.arange(lk.size, dtype=np.int32)
-        return lut[ok].astype(np.int64)
+        # (row + 1, 0 for none: zeroed pages come from the system as they are touched, no fill pass)
+        lut = np.zeros(max(lk[-1], ok.max()) + 1, np.int32)
+        lut[lk] = np.arange(1, lk.size + 1, dtype=np.int32)
+        out = lut[ok].astype(np.int64)
+        out -= 1
+        return out
     if (lk[1:] >= lk[:-1]).all():  # calls in correlation order already (one process, as recorded)
         order, sk = np.arange(lk.size), lk
     else:

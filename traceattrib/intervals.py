@@ -106,7 +106,8 @@ def nesting_depth(starts: np.ndarray, ends: np.ndarray, groups: np.ndarray | Non
 
 def pack_keys(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """One int64 key per row for column tuples of two tables (equal tuples, equal keys): the
-    columns' bits side by side when they fit in 63 bits, else codes of the distinct values."""
+    columns' bits side by side when they fit in 63 bits, else codes of the distinct values.
+    Columns of any integer dtype."""
     lows, bits = [], []
     for x, y in zip(a, b):
         ends = [int(f(v)) for v in (x, y) if v.size for f in (np.min, np.max)]
@@ -115,11 +116,16 @@ def pack_keys(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.
         bits.append(max(max(ends, default=0) - lo, 0).bit_length())
     if sum(bits) <= 63:
         def key(cols: list[np.ndarray]) -> np.ndarray:
-            k = np.zeros(cols[0].size, np.int64)
+            k = None
             for c, lo, nb in zip(cols, lows, bits):
-                if nb:  # a column constant over both tables (one rank, one process) adds no bits
-                    k = (k << nb) | (c - lo)
-            return k
+                if not nb:  # a column constant over both tables (one rank, one process) adds no bits
+                    continue
+                if k is None:
+                    k = np.subtract(c, lo, dtype=np.int64)
+                else:
+                    k <<= nb
+                    k |= np.subtract(c, lo, dtype=np.int64)
+            return k if k is not None else np.zeros(cols[0].size, np.int64)
         return key(a), key(b)
     cols = [np.concatenate([x, y]) for x, y in zip(a, b)]
     key = None
