@@ -554,6 +554,17 @@ CASES = [
     ("__myl_MulMinMaxRounCast", "cast", "myelin-cast"),
     ("__myl_MaxCast", "elementwise", "myelin-pointwise"),
     ("pad_head_seq_kernel", "elementwise", "layout-copy"),
+    # LayerNorm kernels named ln; a LayerNorm fused before a matrix product is linear
+    ("void ker_ln_bw_dinp<float>(float*, float const*, float const*, float const*, float const*, float const*, "
+     "float const*, int)", "norm", "norm"),
+    ("adaln_fwd_kernel", "norm", "norm"),
+    ("fused_residual_ln_linear_relu_kernel(float const*, float const*, float const*, float const*, float const*, "
+     "float const*, float*, float*, int, int, int, float)", "linear", "linear-named"),
+    ("void phi::funcs::ForRangeElemwiseOp<paddle::imp...", "elementwise", "paddle-elementwise"),
+    ("void phi::convert_data_type<float, phi::dtype::float16>(float const*, phi::dtype::float16*, int)", "cast",
+     "convert"),
+    ("void paddle::operators::StackGradCUDAKernel<float, paddle::framework::Array<float*, 16> >(paddle::framework::"
+     "Array<float*, 16>, float const*, int, int, int)", "elementwise", "data-movement"),
 ]
 
 
