@@ -359,6 +359,8 @@ def section(checks: pd.DataFrame, tab: pd.DataFrame) -> tuple[Integrity, list[No
     the clocks row) and the step table's `integrity` column."""
     out, notes = [], []
     flags = tab["integrity"].astype(str).to_numpy() if "integrity" in tab and len(tab) else np.empty(0, object)
+    # steps counted per distinct flag text (most steps share one, usually "")
+    texts, per_text = np.unique(flags, return_counts=True) if flags.size else ([], [])
     for check in CHECKS:
         c = checks[checks["check"] == check]
         if not len(c):
@@ -367,7 +369,7 @@ def section(checks: pd.DataFrame, tab: pd.DataFrame) -> tuple[Integrity, list[No
         status = FAILED if (st == FAILED).any() else OK if (st == OK).any() else SKIPPED
         failed_ranks = sorted(int(r) for r in c.loc[st == FAILED, "rank"] if int(r) >= 0)
         detail = list(dict.fromkeys(x for d in c["detail"].astype(str) for x in d.split(DETAIL_SEP) if x))
-        steps = int(sum(check in f.split(",") for f in flags))
+        steps = int(sum(n for f, n in zip(texts, per_text) if check in f.split(",")))
         item = IntegrityCheck(check=check, status=status, count=int(c["count"].sum()),
                               checked=int(c["checked"].sum()), ranks=failed_ranks, steps=steps,
                               detail=detail[:DETAIL_KEEP * 3])
