@@ -565,6 +565,40 @@ CASES = [
      "convert"),
     ("void paddle::operators::StackGradCUDAKernel<float, paddle::framework::Array<float*, 16> >(paddle::framework::"
      "Array<float*, 16>, float const*, int, int, int)", "elementwise", "data-movement"),
+    # CUDA.jl's copy records; a kernel named like one is a kernel
+    ("[copy device to device memory]", "memory", "memcpy-kernel"),
+    ("copy_device_to_device_kernel", "elementwise", "data-movement"),
+    # sparse, jagged, gathered and Triton matrix products; Mamba's chunked bmm stays an SSM kernel
+    ("void cusparse::csrmm_v2_kernel<cusparse::CsrMMPolicy<int, float, float, float>, true, false, false, int, int, "
+     "int, int, float, float, float>(int, int, int, int, int, int, cusparse::KernelCoeffs<float>, int, int, int const*, "
+     "int const*, int const*, float const*, long, float const*, int, long, float*, int, long)", "linear", "gemm"),
+    ("dense_vec_jagged_2d_bmm", "linear", "gemm"),
+    ("_addmm_fwd", "linear", "gemm"),
+    ("GatherMMScatterKernel", "linear", "gemm"),
+    ("gather_kernel", "elementwise", "data-movement"),
+    ("_bmm_chunk_fwd_kernel", "other", "ssm"),
+    # NATTEN's neighbourhood attention; HSTU's LayerNorm fused with a multiply and dropout (dropout alone is RNG)
+    ("nattenav_cuda_forward_kernel", "attention", "attention"),
+    ("_ln_mul_dropout_fwd", "norm", "norm"),
+    ("dropout_fwd_kernel", "other", "rng"),
+    ("_bfloat16_to_float_cuda_kernel", "cast", "convert"),
+    # pointwise and copy kernels of scientific and sparse codes, box overlaps, generated maps
+    ("fourierShiftKernel", "elementwise", "arith"),
+    ("complexMultiply", "elementwise", "arith"),
+    ("void cusparse::matrix_scalar_multiply_kernel<cusparse::MatrixWiseMulPolicy, true, long, float, float>(long, "
+     "long, long, cusparse::KernelCoeff<float>, float*)", "elementwise", "arith"),
+    ("void BinaryWithoutBroadcastIn0Scalar<(BinaryOpType)12, float, float, float>(BinaryFunc<(BinaryOpType)12, float, "
+     "float, float, std::integral_constant<bool, true> >, unsigned long, float*, float*, float*)", "elementwise", "arith"),
+    ("bbox_overlaps_cuda_kernel", "elementwise", "arith"),
+    ("_numpy_log__map_0_0_23(float const*, float*)", "elementwise", "codegen-pointwise"),
+    ("CudaCodeGen::kernel1(CudaCodeGen::Tensor<float, (int)2>, CudaCodeGen::Tensor<float, (int)2>, "
+     "CudaCodeGen::Tensor<float, (int)2>)", "elementwise", "codegen-pointwise"),
+    ("void Slice2D<float>(unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, "
+     "float const*, float*)", "elementwise", "data-movement"),
+    ("void AsStridedKernel<float>(unsigned long, float const*, float*, unsigned long, long const*, long const*, "
+     "unsigned long)", "elementwise", "data-movement"),
+    ("_offsets_range_cuda_kernel", "elementwise", "data-movement"),
+    ("void vision::ops::(anonymous namespace)::deformable_...", "elementwise", "layout-copy"),
 ]
 
 
