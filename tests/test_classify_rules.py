@@ -599,6 +599,17 @@ CASES = [
      "unsigned long)", "elementwise", "data-movement"),
     ("_offsets_range_cuda_kernel", "elementwise", "data-movement"),
     ("void vision::ops::(anonymous namespace)::deformable_...", "elementwise", "layout-copy"),
+    # Liger's divergence losses (pointwise and a sum); ATen's fused dropout cut short is RNG
+    ("_kldiv_kernel_forward", "elementwise", "reduction"),
+    ("_jsd_kernel", "elementwise", "reduction"),
+    ("void at::native::(anonymous namespace)::fused_dropou...", "other", "rng"),
+    # ExLlamaV2's quantized KV cache and QuIP#'s E8P codebooks; a sequence is no quantized tensor
+    ("q_to_fp16_kv_paged_kernel", "cast", "quantize"),
+    ("seq_to_float_kernel", "other", "unmatched"),
+    ("decompress_packed_e8p_kernel", "cast", "quantize"),
+    ("SplitK_Reduction", "linear", "gemm"),
+    # apex's LayerNorm backward
+    ("cuComputeGradInput", "norm", "norm"),
 ]
 
 
