@@ -610,6 +610,23 @@ CASES = [
     ("SplitK_Reduction", "linear", "gemm"),
     # apex's LayerNorm backward
     ("cuComputeGradInput", "norm", "norm"),
+    # NATTEN's token permutes are layout copies, not its attention
+    ("natten::tokperm::kernel::TokenPermuteVarlenKernel", "elementwise", "layout-copy"),
+    ("[set device memory]", "memory", "memcpy-kernel"),
+    # rocSPARSE's and PyTorch's sparse products; their partition passes are metadata
+    ("csrmmnn_general_kernel", "linear", "gemm"),
+    ("_scatter_mm2_kernel", "linear", "gemm"),
+    ("csrmv_v3_partition_kernel", "other", "unmatched"),
+    ("csr2coo_kernel", "elementwise", "data-movement"),
+    ("bmm_chunk_kernel", "other", "ssm"),
+    ("bf16_to_float_kernel", "cast", "convert"),
+    ("cast_qmm_input_bfloat16_to_float16", "cast", "convert"),
+    # BLAS level 1 is pointwise work, not a GEMM, though its parameters name cuBLAS
+    ("void scal_kernel_val<float, float>(cublasScalParamsVal<float, float>)", "elementwise", "arith"),
+    ("boxes_iou_bev_kernel", "elementwise", "arith"),
+    ("StridedSliceGradKernel", "elementwise", "data-movement"),
+    ("Slice4DGrad", "elementwise", "data-movement"),
+    ("cudnn_infer_volta_scudnn_128x32_sliced1x4_ldg4_relu_exp_small_nhwc_tn_v1", "linear", "convolution"),
 ]
 
 
