@@ -627,6 +627,16 @@ CASES = [
     ("StridedSliceGradKernel", "elementwise", "data-movement"),
     ("Slice4DGrad", "elementwise", "data-movement"),
     ("cudnn_infer_volta_scudnn_128x32_sliced1x4_ldg4_relu_exp_small_nhwc_tn_v1", "linear", "convolution"),
+    # E8P is a weight format: decompressing it is a cast, the rest is the GEMM; lossless decompressors are neither
+    ("glq_reduce_splits_2d_e8p_kernel", "linear", "e8p-gemm"),
+    ("cuda_decompress_d4_kernel", "cast", "quantize"),
+    ("lz4DecompressBatchKernel", "other", "unmatched"),
+    # a GEMM's split-K reduce, whatever its spelling; llama.cpp's attention combine is attention
+    ("split_k_reduce_kernel", "linear", "gemm"),
+    ("fa_split_k_reduce", "attention", "attention"),
+    ("cuComputeGradWeightBias", "norm", "norm"),
+    ("cuComputeNormalsFromVertex", "other", "unmatched"),
+    ("_tv_distance_kernel", "elementwise", "reduction"),
 ]
 
 
