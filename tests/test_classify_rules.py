@@ -637,6 +637,14 @@ CASES = [
     ("cuComputeGradWeightBias", "norm", "norm"),
     ("cuComputeNormalsFromVertex", "other", "unmatched"),
     ("_tv_distance_kernel", "elementwise", "reduction"),
+    # copy records of more profilers; a kernel that packs buffers with memcpy in its name is a kernel
+    ("Unified Memcpy HTOD", "memory", "memcpy-kernel"),
+    ("MEMORY_COPY_PEER_TO_PEER", "memory", "memcpy-kernel"),
+    ("FillBuffer", "memory", "memcpy-kernel"),
+    ("batched_memcpy_k", "elementwise", "data-movement"),
+    ("memcpy32_post", "memory", "memcpy-kernel"),
+    # TRT-LLM's Lamport all-reduce is communication; initializing its buffers is local
+    ("lamport_initialize_kernel", "other", "unmatched"),
 ]
 
 
