@@ -645,6 +645,23 @@ CASES = [
     ("memcpy32_post", "memory", "memcpy-kernel"),
     # TRT-LLM's Lamport all-reduce is communication; initializing its buffers is local
     ("lamport_initialize_kernel", "other", "unmatched"),
+    # Ascend CANN operators: words where they have them, pointwise work where not
+    ("aclnnPowTensorScalar_PowsAiCore_Pows", "elementwise", "ascend-pointwise"),
+    ("trans_TransData_0", "elementwise", "layout-copy"),
+    ("RmsNorm_normal_all_bf16_high_performance_2", "norm", "norm"),
+    ("normal_kernel_cuda", "other", "rng"),
+    ("Slice_ee29dafe4fe21e12bb8d56ae91626cba_high_performance_524000000", "elementwise", "data-movement"),
+    ("ReshapeAndCacheNdKernel", "attention", "kv-cache-write"),
+    ("RealDiv", "elementwise", "arith"),
+    ("BroadcastTo", "elementwise", "data-movement"),
+    ("MoeDistributeDispatchV3", "communication", "all-to-all"),
+    ("transformer_adamWMasterWeight", "elementwise", "optimizer"),
+    # Intel GPUs' oneDNN kernels; Moore Threads' unary launcher with a cast
+    ("gen_conv", "linear", "convolution"),
+    ("dnnl_reorder", "elementwise", "layout-copy"),
+    ("void musa::dnn::unary::kernel_unary<long, musa::dnn::unary::CastOp, long, int, long, 128>(int*, long const*, "
+     "unsigned lo", "cast", "unary-cast"),
+    ("moe_pre_reorder_kernel", "other", "moe-routing"),
 ]
 
 
