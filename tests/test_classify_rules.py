@@ -662,6 +662,12 @@ CASES = [
     ("void musa::dnn::unary::kernel_unary<long, musa::dnn::unary::CastOp, long, int, long, 128>(int*, long const*, "
      "unsigned lo", "cast", "unary-cast"),
     ("moe_pre_reorder_kernel", "other", "moe-routing"),
+    # the GPU runtimes' copy records and kernels are memory; a program's memcpy/memset kernel is a kernel
+    ("zeCommandListAppendMemoryCopy(M2D)", "memory", "memcpy-kernel"),
+    ("CopyBufferToBufferMiddle", "memory", "memcpy-kernel"),
+    ("memcpy_kernel", "elementwise", "data-movement"),
+    ("gpu_memset_kernel", "elementwise", "data-movement"),
+    ("decode_kv_cache_memcpy_kernel", "attention", "kv-cache-write"),
 ]
 
 
