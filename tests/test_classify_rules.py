@@ -668,6 +668,13 @@ CASES = [
     ("memcpy_kernel", "elementwise", "data-movement"),
     ("gpu_memset_kernel", "elementwise", "data-movement"),
     ("decode_kv_cache_memcpy_kernel", "attention", "kv-cache-write"),
+    # Ascend: random numbers are RNG, not pointwise; a convolution's layout and cast kernels are not the GEMM
+    ("aclnnInplaceNormal_1_StatelessNormalAiCore", "other", "rng"),
+    ("aclnnExp_ExpAiCore_Exp", "elementwise", "ascend-pointwise"),
+    ("aclnnConvolution_TransData_TransData", "elementwise", "layout-copy"),
+    ("aclnnConvolution_CastAiCore_Cast", "cast", "convert"),
+    ("aclnnGridSampler2D_GridSample_GridSample", "elementwise", "layout-copy"),
+    ("aclnnApplyAdamWV2", "elementwise", "optimizer"),
 ]
 
 
