@@ -337,6 +337,44 @@ def test_the_first_vote_decides_and_the_rest_are_sorted_for_or_against(rows):
             assert against[j] == ""
 
 
+def _decide_step_by_step(votes: dict, n: int):
+    """kinds._decide's evidence and against written as a loop over the steps (its definition)."""
+    order = [s for s in kinds_mod.ORDER if s in votes]
+    kind, _, _ = kinds_mod._decide(votes, n)
+    first = []
+    for i in range(n):
+        said = [s for s in order if votes[s][i] != ""]
+        att = votes.get("attention kernel")
+        refine = att is not None and att[i] == "mixed" and said and said[0] != "name (counts)" and \
+            votes[said[0]][i] != "mixed"
+        first.append("attention kernel" if refine else (said[0] if said else ""))
+    ev, ag = [], []
+    for i in range(n):
+        k = kind[i]
+        if k == "unknown":
+            ev.append("")
+            ag.append("")
+            continue
+        agree = [first[i]] + [s for s in order if s != first[i] and votes[s][i] != "" and (votes[s][i] == k or k == "mixed")]
+        ev.append(", ".join(kinds_mod._label(s) for s in dict.fromkeys(agree)))
+        ag.append(", ".join(f"{kinds_mod._label(s)}={votes[s][i]}" for s in order
+                            if votes[s][i] not in ("", k) and k != "mixed"))
+    return ev, ag
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.lists(st.lists(VOTE, min_size=len(kinds_mod.ORDER), max_size=len(kinds_mod.ORDER)), min_size=1, max_size=4),
+       st.lists(st.integers(0, 3), min_size=1, max_size=40))
+def test_evidence_worked_out_per_vote_combination_is_the_step_by_step_one(patterns, picks):
+    """Steps repeat a few vote combinations (decode steps alike): the words worked out once per
+    combination equal the words of each step worked out on its own."""
+    rows = [patterns[p % len(patterns)] for p in picks]
+    votes = {s: np.array([r[i] for r in rows], dtype=object) for i, s in enumerate(kinds_mod.ORDER)}
+    _, ev, against = kinds_mod._decide(votes, len(rows))
+    want_ev, want_ag = _decide_step_by_step(votes, len(rows))
+    assert list(ev) == want_ev and list(against) == want_ag
+
+
 @settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
           deadline=None)
 @given(st.integers(min_value=1, max_value=10), st.integers(min_value=1, max_value=9))
