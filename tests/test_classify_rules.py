@@ -675,6 +675,9 @@ CASES = [
     ("aclnnConvolution_CastAiCore_Cast", "cast", "convert"),
     ("aclnnGridSampler2D_GridSample_GridSample", "elementwise", "layout-copy"),
     ("aclnnApplyAdamWV2", "elementwise", "optimizer"),
+    # cuDNN's attention backward: the dO.O product and dQ's conversion to 16 bits
+    ("cudnn::fusion::compute_dot_do_o_specialized<true, 128>", "attention", "attention"),
+    ("cudnn::convert_dq_to_16bits", "cast", "convert"),
 ]
 
 
