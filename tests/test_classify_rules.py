@@ -678,6 +678,13 @@ CASES = [
     # cuDNN's attention backward: the dO.O product and dQ's conversion to 16 bits
     ("cudnn::fusion::compute_dot_do_o_specialized<true, 128>", "attention", "attention"),
     ("cudnn::convert_dq_to_16bits", "cast", "convert"),
+    # serving around the model: logits processors are pointwise, sampling stays sampling; KV offload copies
+    ("apply_token_bitmask_inplace_kernel", "elementwise", "arith"),
+    ("_penalties_kernel", "elementwise", "arith"),
+    ("_temperature_kernel", "elementwise", "arith"),
+    ("top_k_top_p_sampling_from_probs_kernel", "other", "sampling-topk-sort"),
+    ("transfer_kv_blocks_kernel", "elementwise", "data-movement"),
+    ("single_layer_kv_transfer_kernel", "elementwise", "data-movement"),
 ]
 
 
