@@ -36,7 +36,8 @@ def gpu_ops(trace: Trace) -> pd.DataFrame:
     place[order] = np.arange(order.size)
     cols = {"start_ns": start[order]}
     for c in ("end_ns", "device", "stream", "rank", "pid", "correlation"):
-        cols[c] = _column([tab[c].to_numpy() for _, tab in parts], (place, at))
+        cols[c] = (rank if rank.strides == (0,) else rank[order]) if c == "rank" else \
+            _column([tab[c].to_numpy() for _, tab in parts], (place, at))
     part = np.searchsorted(at[1:], order, side="right")
     cols["src"] = order - at[part]
     cols["kind"] = np.array([OP_KINDS.index(kind) for kind, _ in parts], np.int8)[part]

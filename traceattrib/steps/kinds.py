@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ..gpuops import in_graph
+from ..intervals import pack_keys
 from ..notes import Note, note
 from .arrays import pair_counts
 from .inputs import Context, training_kernels
@@ -199,8 +200,9 @@ def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarra
         return kind, evidence, against
     # steps with the same votes get the same words: worked out once per distinct combination
     cols = [kind[rows], first[rows]] + [votes[s][rows] for s in order]
-    _, one, combo = np.unique(np.column_stack([pd.factorize(c)[0] for c in cols]), axis=0, return_index=True,
-                              return_inverse=True)
+    codes = [pd.factorize(c)[0] for c in cols]
+    combo = pd.factorize(pack_keys(codes, [c[:0] for c in codes])[0])[0]
+    one = np.unique(combo, return_index=True)[1]  # a step of each combination
     ev_u = np.empty(one.size, dtype=object)
     ag_u = np.empty(one.size, dtype=object)
     for j, i in enumerate(one):
@@ -209,7 +211,7 @@ def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarra
         agree = [top] + [s for s in order if s != top and vote[s] != "" and (vote[s] == k or k == "mixed")]
         ev_u[j] = ", ".join(_label(s) for s in dict.fromkeys(agree))
         ag_u[j] = ", ".join(f"{_label(s)}={vote[s]}" for s in order if vote[s] not in ("", k) and k != "mixed")
-    evidence[rows], against[rows] = ev_u[combo.reshape(-1)], ag_u[combo.reshape(-1)]
+    evidence[rows], against[rows] = ev_u[combo], ag_u[combo]
     return kind, evidence, against
 
 
