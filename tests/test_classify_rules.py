@@ -531,7 +531,7 @@ CASES = [
      "details::BroadcastConfig, 2>, int, int, int, phi::funcs::AddFunctor<float>)", "elementwise", "paddle-elementwise"),
     ("void phi::funcs::VectorizedElementwiseKernel<phi::dtype::float16, phi::CastFunctor<float, phi::dtype::float16>, "
      "1, 1, 4>(common::Array<char const* restrict, 1>, common::Array<phi::dtype::float16*, 1>, long, long, int, "
-     "phi::CastFunctor<float, phi::dtype::float16>)", "cast", "paddle-cast"),
+     "phi::CastFunctor<float, phi::dtype::float16>)", "cast", "functor-cast"),
     ("void phi::funcs::VectorizedElementwiseKernel<float, phi::CudaAbsFunctor<float, void>, 1, 1, 4>(common::Array<"
      "char const* restrict, 1>, common::Array<float*, 1>, long, long, int, phi::CudaAbsFunctor<float, void>)",
      "elementwise", "torch-elementwise"),
@@ -660,7 +660,7 @@ CASES = [
     ("gen_conv", "linear", "convolution"),
     ("dnnl_reorder", "elementwise", "layout-copy"),
     ("void musa::dnn::unary::kernel_unary<long, musa::dnn::unary::CastOp, long, int, long, 128>(int*, long const*, "
-     "unsigned lo", "cast", "unary-cast"),
+     "unsigned lo", "cast", "functor-cast"),
     ("moe_pre_reorder_kernel", "other", "moe-routing"),
     # the GPU runtimes' copy records and kernels are memory; a program's memcpy/memset kernel is a kernel
     ("zeCommandListAppendMemoryCopy(M2D)", "memory", "memcpy-kernel"),
