@@ -30,6 +30,7 @@ TORCH = FIXTURES / "llama_graph_torch.pt.trace.json.gz"        # single GPU, CUD
 TORCH_TP = FIXTURES / "tp2_graph_torch" / "rank0.pt.trace.json.gz"  # has distributedInfo
 NSYS = FIXTURES / "llama_graph_nsys_node.sqlite"                # kernels inside graphs, NVTX steps
 NSYS_GRAPH = FIXTURES / "llama_graph_nsys.sqlite"               # whole-graph executions
+TORCH_SERVE = FIXTURES / "serve_full_noann_torch.pt.trace.json.gz"  # graph replays, no annotations
 
 KERNEL_TABLE = "CUPTI_ACTIVITY_KIND_KERNEL"
 SEP, END = "\n  },\n  {", "\n  }\n  ]"
@@ -188,6 +189,11 @@ def _no_gpu(text: str) -> str:
     return join_events(head, keep, tail)
 
 
+def _without(parts: tuple[str, list[str], str], pred: Callable[[str], bool]) -> tuple[str, list[str], str]:
+    head, blocks, tail = parts
+    return head, [b for b in blocks if not pred(b)], tail
+
+
 def torch_cases() -> list[Case]:
     kern, ann = cat("kernel"), cat("user_annotation")
     c: list[Case] = []
@@ -263,6 +269,9 @@ def torch_cases() -> list[Case]:
                     lambda t: edit_events(t, cat("user_annotation", "gpu_user_annotation"), set_field("dur", "0.000")),
                     expect=ANY, check=_steps_hold_gpu_work)
     c += torch_case("no-gpu-events", "empty-steps", _no_gpu, expect=ERROR, needle="no GPU activity")
+    # steps from graph replays alone, every kernel record lost: no kernel count to hold eager blocks to
+    c += torch_case("graph-replays-without-kernels", "empty-steps",
+                    lambda t: join_events(*_without(split_events(t), kern)), src=TORCH_SERVE, expect=ANY)
     return c
 
 

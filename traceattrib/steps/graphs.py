@@ -151,7 +151,8 @@ def _eager_blocks(ctx: Context, step: np.ndarray, t: np.ndarray, kern: np.ndarra
     mine = idx[step[idx] >= 0]
     if not mine.size:
         return [], []
-    k_med = np.median(np.bincount(step[mine][kern[mine]]))
+    per_step = np.bincount(step[mine][kern[mine]])
+    k_med = float(np.median(per_step)) if per_step.size else 0.0  # steps of graph replays alone: no size to hold blocks to
     lay_med = _calls(step[mine], codes[mine], attention[mine] if attention is not None else None)
     left = idx[(step[idx] < 0) & kern[idx]]
     if not left.size:
