@@ -685,6 +685,51 @@ CASES = [
     ("top_k_top_p_sampling_from_probs_kernel", "other", "sampling-topk-sort"),
     ("transfer_kv_blocks_kernel", "elementwise", "data-movement"),
     ("single_layer_kv_transfer_kernel", "elementwise", "data-movement"),
+    # logits processors in every spelling; a kernel that samples after the temperature is sampling
+    ("_apply_grammar_bitmask_kernel", "elementwise", "arith"),
+    ("void ApplyTokenBitmaskInplaceKernel<__nv_bfloat16>(__nv_bfloat16*, int const*, int const*, int, int, int, int)",
+     "elementwise", "arith"),
+    ("void tensorrt_llm::kernels::batchApplyRepetitionPenalty<float, (tensorrt_llm::kernels::RepetitionPenaltyType)0>"
+     "(float*, float const*, int const*, int const*, int const*, int, int, int)", "elementwise", "arith"),
+    ("_fwd_kernel_apply_penalty", "elementwise", "arith"),
+    ("void sampling_scaling_penalties_kernel<c10::BFloat16>(c10::BFloat16 const*, c10::BFloat16 const*, "
+     "c10::BFloat16*, int)", "elementwise", "arith"),
+    ("gpu_sample_temperature_kernel", "other", "unmatched"),
+    # an MLA cache's offload copy is a copy; FlashAttention's Triton dO.O preprocessing and AOTriton's
+    # backward are attention; fmha_v2's dQ conversion to 16 bits is a cast although its template names fmha
+    ("single_layer_kv_transfer_kernel_v2_mla_dsa", "elementwise", "data-movement"),
+    ("_bwd_preprocess_do_o_dot", "attention", "attention"),
+    ("bwd_kernel_dk_dv", "attention", "attention"),
+    ("bwd_kernel_fuse", "attention", "attention"),
+    ("s_64_convert_dq_to_16bits_kernel<fmha::Kernel_traits_v2<fmha::Ampere_hmma_fp16_traits, 128, 64, 16, 4, 1, 1, "
+     "0u> >", "cast", "convert"),
+    ("void paged_kv_update_vec8_kernel(...)", "attention", "kv-cache-write"),
+    # cast functors behind MindSpore's generic launcher and Paddle's CastFuctor spelling
+    ("void cuda::elementwise::ApplyGeneric<cuda::elementwise::UnaryFunctorFactory<CastFunctor<float, __half> >, "
+     "__half, float>(cuda::elementwise::UnaryFunctorFactory<CastFunctor<float, __half> >, long, __half*, float const*)",
+     "cast", "functor-cast"),
+    ("void phi::funcs::VectorizedElementwiseKernel<float, phi::CastFuctor<phi::dtype::bfloat16, float>, 1, 1, 4>"
+     "(phi::Array<char const* __restrict__, 1>, phi::Array<float*, 1>, long, long, int, "
+     "phi::CastFuctor<phi::dtype::bfloat16, float>)", "cast", "functor-cast"),
+    # MLC-LLM / TVM: a dequantize fused before the GEMM is the GEMM, fused before a take the gather;
+    # activation quantization for an MMQ GEMM stays a cast
+    ("fused_dequantize1_NT_matmul_kernel", "linear", "gemm"),
+    ("moe_dequantize_gemv_kernel", "linear", "gemm"),
+    ("dequantize_group_gemm_kernel", "linear", "gemm"),
+    ("dequantize_take1", "elementwise", "data-movement"),
+    ("void quantize_mmq_q8_1<(mmq_q8_1_ds_layout)0, false>(float const*, int const*, void*, long, long, long, long, "
+     "long, int, int, int)", "cast", "quantize"),
+    ("dequantize_block_q6_K", "cast", "quantize"),
+    ("batch_decode_paged_kv_kernel", "attention", "attention"),
+    ("multiply6", "elementwise", "arith"),
+    # tinygrad: E_ kernels are elementwise, r_ ones may be a matmul or a sum
+    ("E_1600_32_4", "elementwise", "tinygrad-elementwise"),
+    ("r_32_13_13_8_2_2_4_4_3_3", "other", "unmatched"),
+    # cuDNN's im2col is the layout step before a convolution's GEMM; MIOpen's tensor ops and activations
+    ("_ZN5cudnn3cnn15im2col4d_kernelI6__halfxEEvNS0_15im2col4d_paramsE22cudnnConvolutionStruct19cudnnTensor4dStructPKT_PS6_",
+     "elementwise", "layout-copy"),
+    ("Op2dTensorGeneric", "elementwise", "arith"),
+    ("MIOpenActiveFwd2DLite", "elementwise", "activation"),
 ]
 
 
