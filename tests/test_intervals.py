@@ -146,3 +146,33 @@ def test_pack_keys_equal_exactly_for_equal_tuples(tabs):
     for i in range(len(rows)):
         for j in range(len(rows)):
             assert (keys[i] == keys[j]) == (rows[i] == rows[j])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(st.integers(-3, 40), max_size=60), st.lists(st.integers(I64.min // 2, I64.max // 2), max_size=60),
+                 st.lists(st.integers(-2 ** 20, 2 ** 20), max_size=60)),
+       st.sampled_from([np.int64, np.int32]))
+def test_unique_inverse_is_numpys(values, dtype):
+    """Sorted distinct values and each element's index among them, as np.unique(return_inverse=True),
+    both by the table over a small range and by the sort."""
+    from traceattrib.intervals import unique_inverse
+    x = np.array([v for v in values if np.iinfo(dtype).min <= v <= np.iinfo(dtype).max], dtype)
+    uniq, inv = unique_inverse(x)
+    want_u, want_i = np.unique(x, return_inverse=True)
+    assert uniq.dtype == x.dtype
+    np.testing.assert_array_equal(uniq, want_u)
+    np.testing.assert_array_equal(inv, want_i.reshape(-1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 30), st.integers(0, 5)), max_size=40), st.booleans())
+def test_group_time_order_is_lexsort(rows, time_ordered):
+    """The stable order by (group, start, end), on rows in time order (the radix path) or not."""
+    from traceattrib.intervals import group_time_order, in_time_order
+    if time_ordered:
+        rows = sorted(rows, key=lambda r: (r[1], r[1] + r[2]))
+    g = np.array([r[0] for r in rows], np.int64)
+    s = np.array([r[1] for r in rows], np.int64)
+    e = s + np.array([r[2] for r in rows], np.int64)
+    assert in_time_order(s, e) == (np.lexsort((e, s)) == np.arange(s.size)).all()
+    np.testing.assert_array_equal(group_time_order(g, s, e), np.lexsort((e, s, g)))

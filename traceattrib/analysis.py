@@ -22,7 +22,7 @@ from . import attribute, classify, collectives, comm, findings, idle, integrity,
 from . import layers as inside_analysis
 from .concurrency import beside
 from .errors import TraceError
-from .intervals import group_sums
+from .intervals import group_sums, in_time_order
 from .links import Link
 from .model import Trace
 from .notes import Note, note
@@ -389,8 +389,7 @@ def sort_rows(trace: Trace) -> tuple[Trace, dict[str, np.ndarray]]:
         if len(t) < 2:
             continue
         s, e = t["start_ns"].to_numpy(), t["end_ns"].to_numpy()
-        ds = np.diff(s)
-        if (ds >= 0).all() and ((ds > 0) | (np.diff(e) >= 0)).all():
+        if in_time_order(s, e):
             continue
         perm[name] = np.lexsort((e, s))  # lexsort is stable
         tabs[name] = t.iloc[perm[name]].reset_index(drop=True)

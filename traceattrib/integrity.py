@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import vocab
 from .gpuops import in_graph
-from .intervals import pack_keys
+from .intervals import group_time_order, pack_keys
 from .model import Trace
 from .notes import Note, note
 from .report import AffectedStep, Integrity, IntegrityCheck
@@ -134,7 +134,7 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
     e = ops["end_ns"].to_numpy(np.int64)[idx]
     cols = [ops[c].to_numpy(np.int64)[idx] for c in ("device", "stream")]
     stream = pack_keys(cols, [c[:0] for c in cols])[0]
-    order = np.lexsort((e, s, stream))
+    order = group_time_order(stream, s, e)
     s, e, stream = s[order], e[order], stream[order]
     group = np.r_[0, np.cumsum(stream[1:] != stream[:-1])]
     prev_end = _earlier_max(e, group)  # the latest end among the earlier ops of the stream

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from pandas.api.types import union_categoricals
 
 from ..errors import TraceError
-from ..intervals import nesting_depth
+from ..intervals import nesting_depth, unique_inverse
 from ..model import (
     CPU_OP_COLUMNS,
     GRAPH_COLUMNS,
@@ -178,7 +178,7 @@ class _Reader:
         if c.is_text(col):
             return pd.Categorical(np.asarray(c.text(col).fill_null("").to_numpy(zero_copy_only=False), dtype=object))
         ids = c.int(col, -1)
-        uniq, inv = _unique_inverse(ids)
+        uniq, inv = unique_inverse(ids)
         cats = self.lookup(uniq)
         cat_index = pd.Index(cats)
         if cat_index.is_unique:
@@ -200,19 +200,6 @@ def bad_rows(c: Columns, required: tuple[str, ...] = ()) -> tuple[np.ndarray, tu
     huge = ~null & ((s < 0) | (s > TIME_LIMIT_NS) | (e < 0) | (e > TIME_LIMIT_NS))
     bad = null | backwards | huge
     return bad, (int(bad.sum()), int(null.sum()), int((backwards & ~huge).sum()), int(huge.sum()))
-
-
-def _unique_inverse(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """np.unique(ids, return_inverse=True) in O(n) when the ids are small (string ids are)."""
-    if ids.size and ids.min() >= -1 and ids.max() < max(4 * ids.size, 1 << 16):
-        shifted = ids + 1
-        present = np.bincount(shifted)
-        used = np.flatnonzero(present)
-        remap = np.zeros(present.size, dtype=np.int64)
-        remap[used] = np.arange(used.size)
-        return used - 1, remap[shifted]
-    uniq, inv = np.unique(ids, return_inverse=True)
-    return uniq, inv.reshape(-1)
 
 
 def _distinct_ints(v: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..intervals import unique_inverse
 from .assign import Assignment
 from .rules import NO_STEP
 
@@ -74,8 +75,8 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     module = np.maximum(a.module, 0).astype(np.int32)
     # the (layer, bucket) and (layer, module) pairs that occur, as compact codes: dense tables over
     # every pair would grow with layers x modules x steps
-    lb_code, lb_pairs = _compact(_pair(lay, nb, bucket_codes, keep), nl * nb)
-    lm_code, lm_pairs = _compact(_pair(lay, nm, module, keep), nl * nm)
+    lb_code, lb_pairs = _compact(_pair(lay, nb, bucket_codes, keep))
+    lm_code, lm_pairs = _compact(_pair(lay, nm, module, keep))
     (lt, _), (lbt, _), (lmt, _), (mt, mx) = category_unions_many(
         s, e, [(lay, nl), (lb_code, lb_pairs.size), (lm_code, lm_pairs.size), (module, nm)],
         st, start, span)
@@ -141,10 +142,8 @@ def _pair(first: np.ndarray, n: int, second: np.ndarray, keep: np.ndarray) -> np
     return out
 
 
-def _compact(raw: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Codes 0..size-1 renumbered to the ones that occur: (each row's new code (int32 where the
-    count fits), the old code of each new one); np.unique's inverse without its sort of every row."""
-    pairs = np.flatnonzero(np.bincount(raw, minlength=size))
-    remap = np.zeros(max(size, 1), np.int32 if pairs.size < 2 ** 31 else np.int64)
-    remap[pairs] = np.arange(pairs.size)
-    return remap[raw], pairs
+def _compact(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes renumbered to the ones that occur: (each row's new code, int32 where the count fits;
+    the old code of each new one)."""
+    pairs, code = unique_inverse(raw)
+    return code.astype(np.int32 if pairs.size < 2 ** 31 else np.int64), pairs

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..intervals import pack_keys
+from ..intervals import pack_keys, unique_inverse
 from ..model import Trace
 from .arrays import name_in, name_matches
 from .inputs import Context
@@ -276,10 +276,10 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     if not ok.any():
         return out
     rows, src, code = rows[ok], src[ok], code[ok]
-    # mean blocks per (rank, step, kernel name), groups in order of first appearance; blocks are
-    # whole numbers, so the float64 sums are exact in any order
+    # mean blocks per (rank, step, kernel name); blocks are whole numbers, so the float64 sums are
+    # exact in any order, and the medians below do not depend on the order of the groups
     cols = [ops["rank"].to_numpy(np.int64)[rows], step[rows].astype(np.int64), code.astype(np.int64)]
-    group, keys = pd.factorize(pack_keys(cols, [c[:0] for c in cols])[0])
+    keys, group = unique_inverse(pack_keys(cols, [c[:0] for c in cols])[0])
     one = np.empty(keys.size, np.int64)
     one[group] = np.arange(group.size)  # a row of each group
     blocks = _blocks(trace.kernels, src).astype(np.float64)
