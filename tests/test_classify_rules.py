@@ -730,6 +730,10 @@ CASES = [
      "elementwise", "layout-copy"),
     ("Op2dTensorGeneric", "elementwise", "arith"),
     ("MIOpenActiveFwd2DLite", "elementwise", "activation"),
+    # cuDNN's RNN cell pointwise kernels; TensorRT's diffusion plugin that adds and reshapes back to
+    # the image (a Paddle launcher named ...ElemwiseOp stays Paddle's)
+    ("elemWiseRNNcell", "elementwise", "arith"),
+    ("SeqLen2SpatialKernel", "elementwise", "layout-copy"),
 ]
 
 
