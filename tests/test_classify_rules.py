@@ -734,6 +734,21 @@ CASES = [
     # the image (a Paddle launcher named ...ElemwiseOp stays Paddle's)
     ("elemWiseRNNcell", "elementwise", "arith"),
     ("SeqLen2SpatialKernel", "elementwise", "layout-copy"),
+    # native sparse attention and TransformerEngine's context-parallel corrections are attention
+    ("parallel_nsa_compression_bwd_kernel_dkv", "attention", "attention"),
+    ("parallel_nsa_fwd_kernel", "attention", "attention"),
+    ("thd_out_correction_kernel", "attention", "attention"),
+    ("thd_lse_kernel", "attention", "attention"),
+    # MegaBlocks/stk block-sparse products and ScatterMoE's expert GEMMs; their copies are copies; an
+    # activation quantized for DeepGEMM is the activation; MoE permutes stay routing
+    ("_sdd_kernel", "linear", "gemm"),
+    ("_scatter2scatter", "linear", "gemm"),
+    ("_groupXtY", "linear", "gemm"),
+    ("_padded_copy_wgrad", "elementwise", "data-movement"),
+    ("ReplicateForwardKernel", "elementwise", "data-movement"),
+    ("_silu_mul_fp8_quant_deep_gemm_masked", "elementwise", "activation"),
+    ("mfma_moe1_silu_mul_afp8_wfp4", "linear", "gemm"),
+    ("_moe_unpermute_kernel", "other", "moe-routing"),
 ]
 
 
