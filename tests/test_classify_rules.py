@@ -749,6 +749,25 @@ CASES = [
     ("_silu_mul_fp8_quant_deep_gemm_masked", "elementwise", "activation"),
     ("mfma_moe1_silu_mul_afp8_wfp4", "linear", "gemm"),
     ("_moe_unpermute_kernel", "other", "moe-routing"),
+    # newer kernel languages: FlashInfer's POD attention, ThunderKittens' attention templates, Helion and
+    # Liger-style activations, a CuTe-DSL SSD kernel whose arguments name a CopyAtom, Triton-distributed's
+    # token push and pull
+    ("flashinfer::PODWithKVCacheTensorKernel", "attention", "attention"),
+    ("kittens::prototype::lcf::kernel<attn_fwd_template<128, false>>", "attention", "attention"),
+    ("act_func_forward_kernel", "elementwise", "activation"),
+    ("swish_kernel", "elementwise", "activation"),
+    ("kernel_cutlass_kernel___main__SSDKernel_object_at__CopyAtom_ThrID10_TVLayoutSrc1409601", "other", "ssm"),
+    ("_forward_push_numa_2d_ll_kernel", "communication", "all-to-all"),
+    ("_forward_pull_kernel", "communication", "all-to-all"),
+    # quantized inference: MX quantizers, an activation quantized for DeepGEMM, Marlin's weight repacks
+    # (GEMMs over repacked weights stay GEMMs), GGUF MoE GEMVs
+    ("to_mxfp8_dim1_kernel", "cast", "quantize"),
+    ("vllm::cvt_fp16_to_fp4<__nv_bfloat16,false>", "cast", "convert"),
+    ("triton_fp8_blockwise_act_quant_k_grouped_deepgemm_kernel", "cast", "quantize"),
+    ("void marlin::gptq_marlin_repack_kernel<(int)256, (int)4, (bool)0, (bool)0>(const unsigned int *, "
+     "const unsigned int *, unsigned int *, int, int)", "elementwise", "layout-copy"),
+    ("void mul_mat_vec_q8_0_repacked<1, 1, false>", "linear", "gemm"),
+    ("moe_vec_q_strided", "linear", "gemm"),
 ]
 
 
