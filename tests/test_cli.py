@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -345,6 +346,18 @@ def test_plot(capsys, tmp_path):
         assert rc == 0 and out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     svg = tmp_path / "p.svg"
     assert run(capsys, "plot", TORCH, "-o", str(svg))[0] == 0 and svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_plot_step_of_whole_graph_executions(capsys, tmp_path):
+    """A decode step that is one whole-graph execution (no kernel records of its own) draws that
+    execution on its stream, coloured as a graph (it raised in matplotlib's legend before)."""
+    svg = tmp_path / "g.svg"
+    rc, out, err = run(capsys, "plot", str(FIXTURES / "llama_graph_nsys.sqlite"), "-o", str(svg), "--step", "1")
+    assert rc == 0, err
+    text = svg.read_text()  # (matplotlib writes text as paths, each after a comment naming it)
+    assert "<!-- GPU0 stream 7 -->" in text and "<!-- graph -->" in text  # its one lane, the legend
+    assert re.search(r'clip-path="url\(#\w+\)" style="fill: #ccb974"', text)  # the execution's bar
+    assert "step 1 (decode_step_0, decode)" in text
 
 
 def test_plot_layers(capsys, tmp_path):

@@ -66,8 +66,8 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
     sid = int(row.index[0])
     t0 = int(row["start_ns"].iloc[0])
     parts = []
-    for tab in (rep.kernels, rep.memops):
-        if len(tab):
+    for tab in (rep.kernels, rep.memops, rep.graphs):  # a whole-graph execution is one op of its own
+        if tab is not None and len(tab):
             m = tab["step"].to_numpy() == sid
             parts.append(tab.loc[m, ["start_ns", "end_ns", "device", "stream", "bucket"]])
     import pandas as pd
@@ -89,8 +89,9 @@ def timeline_figure(rep: Report, step: int, rank: int | None = None, title: str 
     present = [b for b in COLORS if len(ops) and (ops["bucket"].astype(str) == b).any()]
     from matplotlib.patches import Patch
 
-    ax.legend(handles=[Patch(color=COLORS[b], label=b) for b in present], fontsize=8,
-              ncol=min(len(present), 8), loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    if present:
+        ax.legend(handles=[Patch(color=COLORS[b], label=b) for b in present], fontsize=8,
+                  ncol=min(len(present), 8), loc="lower right", bbox_to_anchor=(1.0, 1.0), frameon=False)
     ax.set_xlim(0, row["span_ns"].iloc[0] / 1e6)
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
