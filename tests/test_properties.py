@@ -132,3 +132,15 @@ def test_formats_agree(tl):
             assert a["evidence"] == b["evidence"]
             keys = ("name", "start_ns", "end_ns", "span_ns", "busy_ns", "idle_ns")
             assert [[s[k] for k in keys] for s in a["steps"]] == [[s[k] for k in keys] for s in b["steps"]]
+
+
+def test_a_real_rank_directory_keeps_the_contract(tmp_path):
+    """The two-rank eager capture keeps the contract as JSON and from the cache; its second rank's
+    clock is behind the first's (a negative offset is a measurement, not a broken number)."""
+    import shutil
+    d = tmp_path / "tp2_eager_torch"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "fixtures" / "tp2_eager_torch", d)
+    _run_both(d)
+    r = run_cli("report", d, "--format", "json", "--cache-dir", tmp_path / "cache")
+    offsets = json.loads(r.out)["summary"]["job"]["decode"]["clock_offsets_ns"]
+    assert offsets["0"] == 0.0 and offsets["1"] < 0
