@@ -233,6 +233,9 @@ def torch_cases() -> list[Case]:
                     lambda t: edit_events(t, kern, lambda b: re.sub(r'"correlation": \d+',
                                                                     f'"correlation": {2 ** 70}', b), count=5),
                     both_layouts=True)
+    for nm, val in [("schemaVersion-negative", "-1e-09"), ("schemaVersion-text", '"one"'), ("schemaVersion-list", "[1]")]:
+        c += torch_case(nm, "json-values", _header_sub(r'"schemaVersion": 1', f'"schemaVersion": {val}'),
+                        expect=OK, check=_no_schema_version)
     c += torch_case("rank-text", "json-values", _header_sub(r'"rank": 0', '"rank": "zero"'), src=TORCH_TP)
     c += torch_case("rank-2**70", "json-values", _header_sub(r'"rank": 0', f'"rank": {2 ** 70}'), src=TORCH_TP)
     c += torch_case("ts-missing", "json-values", lambda t: edit_events(t, kern, drop_field("ts"), count=5, skip=20),
@@ -542,6 +545,13 @@ def file_cases() -> list[Case]:
 
 # ------------------------------------------------------------------------------------------------
 # checks on successful runs
+
+def _no_schema_version(r, path) -> None:
+    """A header schemaVersion that is not a whole number is not echoed as the trace's."""
+    import json
+
+    assert json.loads(r.out)["trace"]["schema_version"] is None
+
 
 def _warns_invalid_utf8(r, path) -> None:
     """Invalid UTF-8 is said in a warning line, whichever parser read the piece."""

@@ -80,6 +80,29 @@ def test_graph_level_capture_reads_graph_executions():
     assert set(t.graphs["correlation"]) <= set(launches["correlation"])
 
 
+def test_a_process_with_only_graph_executions_is_a_rank(tmp_path):
+    """Whole-graph executions are GPU work: a process that ran only those (its kernels not recorded
+    one by one) is a rank of its own, as in one read per process; none of its rows gets rank -1."""
+    import shutil
+    import sqlite3
+
+    from traceattrib.analysis import analyze
+    from traceattrib.ingest.nsys_tables import processes
+    path = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", path)
+    con = sqlite3.connect(path)
+    # the last three graph executions moved to a second process (pid + 1)
+    con.execute('update CUPTI_ACTIVITY_KIND_GRAPH_TRACE set globalPid = globalPid + (1 << 24) where rowid in '
+                '(select rowid from CUPTI_ACTIVITY_KIND_GRAPH_TRACE order by start desc limit 3)')
+    con.commit()
+    con.close()
+    tr = read(str(path))
+    assert tr.meta["ranks"] == [0, 1]
+    assert tr.graphs["rank"].value_counts().to_dict() == {0: 21, 1: 3}
+    assert [len(p.pids) for p in processes(str(path), None)] == [2, 2]
+    assert (analyze(tr).steps["rank"] >= 0).all()
+
+
 def test_node_level_capture_marks_graph_kernels():
     t = read(str(FIXTURES / "llama_graph_nsys_node.sqlite"))
     g = t.kernels["graph_id"].notna()

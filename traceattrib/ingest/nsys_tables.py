@@ -106,11 +106,11 @@ def process_where(table: str, pid: int) -> str:
 
 
 def gpu_processes(src: SqliteSource) -> list[Process]:
-    """The processes with kernels or memory ops that can be placed on the timeline, in pid order
-    (the reader's ranks, `nsys._assign_ranks`). One pass over each table."""
+    """The processes with kernels, memory ops or whole-graph executions that can be placed on the
+    timeline, in pid order (the reader's ranks, `nsys._assign_ranks`). One pass over each table."""
     pids: set[int] = set()
     devices: set[int] = set()
-    for table in (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE):
+    for table in GPU_TABLES:
         if not src.has(table) or "globalPid" not in src.columns(table):
             continue
         has_dev = "deviceId" in src.columns(table)

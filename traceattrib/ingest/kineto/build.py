@@ -188,7 +188,7 @@ def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list, 
     names = {int(p.get("id", i)): p.get("name", "") for i, p in enumerate(props)}
     meta = {
         "format": "torch", "profiler": "torch.profiler",
-        "profiler_version": _kineto_version(header), "schema_version": header.get("schemaVersion"),
+        "profiler_version": _kineto_version(header), "schema_version": _schema_version(header.get("schemaVersion")),
         "devices": used, "gpus": [names.get(d) or f"device {d}" for d in used],
         "rank": rank, "ranks": [rank], "world_size": dist.get("world_size"),
         "distributed": {k: dist[k] for k in ("backend", "rank", "world_size", "nccl_version") if k in dist},
@@ -198,6 +198,12 @@ def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list, 
     if warnings:
         meta["warnings"] = list(warnings)
     return meta
+
+
+def _schema_version(v) -> int | None:
+    """The header's schemaVersion when it is one (a whole number, 0 or more), else None: the trace's
+    header is input, and a report echoes only what it can vouch for."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
 
 
 def _overhead(ev: _Events, rows: np.ndarray) -> dict:
