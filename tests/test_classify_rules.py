@@ -768,6 +768,22 @@ CASES = [
      "const unsigned int *, unsigned int *, int, int)", "elementwise", "layout-copy"),
     ("void mul_mat_vec_q8_0_repacked<1, 1, false>", "linear", "gemm"),
     ("moe_vec_q_strided", "linear", "gemm"),
+    # review of rounds 25-26: an im2col named for its convolution is the convolution; only a take is
+    # a gather after a dequantize; matrix products spelled out; llama.cpp's dequantizing GEMVs;
+    # Triton's AOTriton-style backward; penalties and KV-cache kernels in more spellings
+    ("conv2d_im2col_kernel", "linear", "convolution"),
+    ("quantize_gather", "cast", "quantize"),
+    ("take_snapshot_kernel", "other", "unmatched"),
+    ("matrix_multiply_transpose_kernel", "linear", "gemm"),
+    ("matrix_multiply_const", "elementwise", "arith"),
+    ("dequantize_mul_mat_vec_q2_K_sycl", "linear", "gemm"),
+    ("_bwd_kernel_dk_dv", "attention", "attention"),
+    ("OpTensorLeadingOnes", "elementwise", "arith"),
+    ("RepetitionPenaltyKernel", "elementwise", "arith"),
+    ("_eos_penalty", "elementwise", "arith"),
+    ("paged_kv_gather_forward_kernel", "attention", "kv-cache-write"),
+    ("tir_kv_cache_transpose_append_kernel", "attention", "kv-cache-write"),
+    ("dequantize_gather_k_cache_kernel", "attention", "kv-cache-write"),
 ]
 
 
