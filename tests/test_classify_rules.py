@@ -784,6 +784,27 @@ CASES = [
     ("paged_kv_gather_forward_kernel", "attention", "kv-cache-write"),
     ("tir_kv_cache_transpose_append_kernel", "attention", "kv-cache-write"),
     ("dequantize_gather_k_cache_kernel", "attention", "kv-cache-write"),
+    # outside LLM work: a dot product is a reduction unless cuBLAS runs it as a GEMV; the CUDA
+    # sample's matrixMul is a GEMM
+    ("void dot_kernel<double>(const T1 *, const T1 *, T1 *, int)", "elementwise", "reduction"),
+    ("cublas dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensorStridedBatched<float const>, "
+     "cublasGemvTensorStridedBatched<float> > >", "linear", "gemm"),
+    ("void matrixMulCUDA<int=32>(float*, float*, float*, int, int)", "linear", "gemm"),
+    # serving engines: candle's quantized MoE product (q4_K weights against q8_1 activations) and its
+    # affine, fill, index-select and scatter-add kernels; vLLM's and LightLLM's input preparation;
+    # penalties abbreviated; TurboMind's bias and interleave (repeat_interleave keeps its rule)
+    ("indexed_moe_forward_q4k_q8_1", "linear", "gemm"),
+    ("quantize_q8_1", "cast", "quantize"),
+    ("affine_bf16", "elementwise", "arith"),
+    ("const_set_bf16", "elementwise", "arith"),
+    ("is_u32_bf16", "elementwise", "data-movement"),
+    ("sa_u32_f32", "elementwise", "data-movement"),
+    ("prepare_inputs::advance_step_flashattn_kernel", "other", "attention-metadata"),
+    ("_fwd_kernel_copy_kv_index_to_req", "other", "attention-metadata"),
+    ("apply_rep_pens_kernel", "elementwise", "arith"),
+    ("turbomind::biasKernel", "elementwise", "arith"),
+    ("turbomind::interleave_output_dims_kernel", "elementwise", "layout-copy"),
+    ("aten::repeat_interleave > aten::clone > aten::copy_", "elementwise", "data-movement"),
 ]
 
 
