@@ -805,6 +805,24 @@ CASES = [
     ("turbomind::biasKernel", "elementwise", "arith"),
     ("turbomind::interleave_output_dims_kernel", "elementwise", "layout-copy"),
     ("aten::repeat_interleave > aten::clone > aten::copy_", "elementwise", "data-movement"),
+    # review of rounds 27-32: context-parallel and sparse attention in more spellings, ALiBi biases,
+    # MLA in FlashInfer; matrix products spelled out; repacks and swizzles are layout, the GEMVs over
+    # repacked weights GEMMs; MX/NV dequantization; penalties; a GEMM fused after an act_quant
+    ("transformer_engine::context_parallel::fused_out_correction_kernel", "attention", "attention"),
+    ("thd_segment_lse_kernel", "attention", "attention"),
+    ("nsa_agg_forward_kernel", "attention", "attention"),
+    ("add_alibi_bias_kernel", "attention", "attention"),
+    ("MLAWithKVCacheKernel", "attention", "attention"),
+    ("matrixMul(float*, float*, float*, int)", "linear", "gemm"),
+    ("matrix_multiplication_kernel", "linear", "gemm"),
+    ("rowdot_kernel", "elementwise", "reduction"),
+    ("repack_input_kernel", "elementwise", "layout-copy"),
+    ("SwizzleBlockScalesForMatmulKernel", "elementwise", "layout-copy"),
+    ("mxfp4_to_fp16_kernel", "cast", "quantize"),
+    ("frequency_penalty_from_tokens_inplace_kernel", "elementwise", "arith"),
+    ("la_repeat_interleave_kernel", "elementwise", "data-movement"),
+    ("paddingReplicateBackward_kernel", "elementwise", "data-movement"),
+    ("_w8a8_block_fp8_matmul_fused_act_quant", "linear", "gemm"),
 ]
 
 
