@@ -75,8 +75,8 @@ class Rule:
     """One row of the rule table. `target` is 'kernel' or 'memop' (a rule with `kind` is a memop rule).
 
     Each condition is (field, value): a case-insensitive regex (Pattern) or a bool (dtype_change).
-    `fast` holds, per condition, an equivalent case-sensitive regex to run on lower-cased text
-    (much faster than IGNORECASE on long names), or None where one could not be derived.
+    `fast` holds, per condition, its lower-case Twin (an equivalent case-sensitive regex to run on
+    lower-cased text, much faster than IGNORECASE on long names), or None where none can be derived.
     """
 
     name: str
@@ -84,7 +84,7 @@ class Rule:
     conditions: tuple[tuple[str, Pattern | bool], ...]
     target: str
     source: str
-    fast: tuple[re.Pattern | None, ...] = ()
+    fast: tuple[Twin | None, ...] = ()
 
     def describe(self) -> str:
         parts = [f"{f}={v.pattern!r}" if isinstance(v, Pattern) else f"{f}={str(v).lower()}"
@@ -116,8 +116,10 @@ class Rules:
         """A hash of everything the rules decide by (order, names, buckets, conditions, sources)."""
         import hashlib
 
+        # a Pattern is its text: every one is compiled with IGNORECASE, so its flags follow from
+        # the text (and asking for them would compile it)
         rows = [(r.name, r.bucket, r.target, r.source,
-                 tuple((f, (v.pattern, int(v.flags)) if isinstance(v, Pattern) else v) for f, v in r.conditions))
+                 tuple((f, v.pattern if isinstance(v, Pattern) else v) for f, v in r.conditions))
                 for r in self.rules]
         return hashlib.sha256(repr((rows, self.sources)).encode()).hexdigest()
 
@@ -141,16 +143,41 @@ def _lower_pattern(pattern: str) -> str:
     return "".join(out)
 
 
-def _fast(rx: Pattern | bool) -> re.Pattern | None:
+class Twin:
+    """A rule regex's lower-case twin (`_lower_pattern`), to search lower-cased text with: compiled
+    on first use (the packaged rules have over a hundred; compiling them all cost about 0.2 s of every
+    command, and a trace's names are usually all matched before the last rules). `compiled()` is
+    None when the twin does not compile: the rule then reads the original text with its own regex."""
+
+    __slots__ = ("original", "_rx", "_done")
+
+    def __init__(self, original: Pattern):
+        self.original = original
+        self._rx: re.Pattern | None = None
+        self._done = False
+
+    def compiled(self) -> re.Pattern | None:
+        if not self._done:
+            try:
+                self._rx = re.compile(_lower_pattern(self.original.pattern))
+            except re.error:
+                self._rx = None
+            self._done = True
+        return self._rx
+
+    def search(self, lowered: str) -> re.Match | None:
+        """The twin's search of lower-cased text (the original's where the twin does not compile)."""
+        rx = self.compiled()
+        return rx.search(lowered) if rx is not None else self.original.search(lowered)
+
+
+def _fast(rx: Pattern | bool) -> Twin | None:
     if not isinstance(rx, Pattern):
         return None
-    p = rx.pattern
-    if re.search(r"\\[pPN]|\(\?[a-zA-Z-]*i", p):  # unicode names, inline (?i)/(?-i:): keep IGNORECASE
+    if re.search(r"\\[pPN]|\(\?[a-zA-Z-]*i", rx.pattern):  # unicode names, inline (?i)/(?-i:): keep IGNORECASE
         return None
-    try:
-        return re.compile(_lower_pattern(p))
-    except re.error:
-        return None
+    return Twin(rx)
+
 
 def _check(doc: dict, source: str) -> None:
     """The shape of a hand-written rules file, said rule by rule (what the typed conversion would
@@ -370,7 +397,8 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
                 neg = field.startswith("not_")
                 src = field[4:] if neg else field
                 codes, uniq, _ = column(src)
-                texts, search = (lowered(src), fast.search) if fast is not None else (uniq, v.search)
+                twin = fast.compiled() if fast is not None else None
+                texts, search = (lowered(src), twin.search) if twin is not None else (uniq, v.search)
                 sub = codes[cand]
                 u = np.unique(sub)
                 hit_u = np.zeros(len(uniq), dtype=bool)
