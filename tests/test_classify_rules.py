@@ -823,6 +823,12 @@ CASES = [
     ("la_repeat_interleave_kernel", "elementwise", "data-movement"),
     ("paddingReplicateBackward_kernel", "elementwise", "data-movement"),
     ("_w8a8_block_fp8_matmul_fused_act_quant", "linear", "gemm"),
+    # AITER's rope entry points (the rope words are in their file, not their name); its MLA
+    # kernels of the same prefix keep their rule
+    ("kn_entry_2c_sbhd_cached_indirect_inplace", "elementwise", "rope"),
+    ("kn_entry_2c_sbhd_uncached", "elementwise", "rope"),
+    ("aiter::kn_entry_1c_thd_uncached", "elementwise", "rope"),
+    ("kn_mla_reduce_v1", "attention", "mla"),
 ]
 
 
