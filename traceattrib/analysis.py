@@ -290,17 +290,23 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
                      detail=detail, inside=inside, integrity=checks.table,
                      gap_detail=gap_detail)
     if keep_ops:
-        for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
-            kind = name[:-1]
-            n = len(getattr(trace, name))
-            layer, module = inside_analysis.of_table(asg, st.ops, kind, n)
-            bucket = c["bucket"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
-            rule = c["rule"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
-            step = kstep if name == "kernels" else _op_step(st, kind, n)
-            setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
-                                                     "module": module}), perm.get(name)))
+        _keep_ops(res, trace, st, kc, mc, kstep, asg, perm)
         res.gaps = all_gaps
     return res
+
+
+def _keep_ops(res: RankResult, trace: Trace, st, kc, mc, kstep: np.ndarray, asg, perm: dict[str, np.ndarray]) -> None:
+    """Every op's bucket, rule, step, layer and module into `res` (kernels, memops, graphs), rows in
+    the order the trace gave them."""
+    for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
+        kind = name[:-1]
+        n = len(getattr(trace, name))
+        layer, module = inside_analysis.of_table(asg, st.ops, kind, n)
+        bucket = c["bucket"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
+        rule = c["rule"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
+        step = kstep if name == "kernels" else _op_step(st, kind, n)
+        setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
+                                                 "module": module}), perm.get(name)))
 
 
 def _gap_table(gaps: pd.DataFrame, steps_tab: pd.DataFrame) -> pd.DataFrame:

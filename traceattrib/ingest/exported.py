@@ -183,84 +183,104 @@ def _ns(path: str, us: pa.ChunkedArray, origin: int, what: str) -> np.ndarray:
 
 
 def _build(path: str, about: dict, t: pa.Table, require_gpu: bool) -> Trace:
-    origin = int(about["origin_ns"])
     rank_of = {int(k): int(v) for k, v in about["ranks"].items()}
-    flat = t.flatten()  # args.gpu_op, args.grid, ... as columns
-    ph, cat = (flat.column(c).to_numpy(zero_copy_only=False) for c in ("ph", "cat"))
-    gpu_op = flat.column("args.gpu_op").to_numpy(zero_copy_only=False)
+    c = _Columns(path, t.flatten(), int(about["origin_ns"]), rank_of)  # args.gpu_op, args.grid, ... as columns
+    ph, cat = (c.flat.column(n).to_numpy(zero_copy_only=False) for n in ("ph", "cat"))
+    gpu_op = c.flat.column("args.gpu_op").to_numpy(zero_copy_only=False)
     x = ph == "X"
     sel = {k: np.flatnonzero(x & (gpu_op == k)) for k in ("kernel", "memop", "graph")}
     sel["step"] = np.flatnonzero(x & (cat == "step"))
     if require_gpu and not (sel["kernel"].size or sel["memop"].size):
         raise TraceError(f"{path}: traceattrib export with no GPU activity")
+    tables = {"kernels": _kernel_table(c, sel["kernel"]), "memops": _memop_table(c, sel["memop"]),
+              "graphs": _graph_table(c, sel["graph"]), "given_steps": _step_table(c, sel["step"])}
+    return Trace(**tables, launches=empty(LAUNCH_COLUMNS), ranges=empty(RANGE_COLUMNS),
+                 cpu_ops=empty(CPU_OP_COLUMNS), meta=_meta(about, tables, rank_of))
 
-    def col(name: str, rows: np.ndarray) -> pa.ChunkedArray:
-        return flat.column(name).take(pa.array(rows))
 
-    def ints(name: str, rows: np.ndarray, fill: int) -> np.ndarray:
-        return col(name, rows).fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64)
+class _Columns:
+    """The export's events as flat columns, read for chosen rows (times in ns on the trace's clock)."""
 
-    def texts(name: str, rows: np.ndarray) -> pd.Categorical:
-        return col(name, rows).fill_null("").dictionary_encode().combine_chunks().to_pandas().astype("category")
+    def __init__(self, path: str, flat: pa.Table, origin_ns: int, rank_of: dict[int, int]):
+        self.path, self.flat, self.origin_ns = path, flat, origin_ns
+        self.known = np.array(sorted(rank_of), np.int64)
+        self.rank_by_pid = np.array([rank_of[int(p)] for p in self.known], np.int32)
 
-    def times(rows: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
-        start = _ns(path, col("ts", rows), origin, what)
-        dur = _ns(path, col("dur", rows), 0, what)
+    def col(self, name: str, rows: np.ndarray) -> pa.ChunkedArray:
+        return self.flat.column(name).take(pa.array(rows))
+
+    def ints(self, name: str, rows: np.ndarray, fill: int) -> np.ndarray:
+        return self.col(name, rows).fill_null(fill).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    def texts(self, name: str, rows: np.ndarray) -> pd.Categorical:
+        return self.col(name, rows).fill_null("").dictionary_encode().combine_chunks().to_pandas().astype("category")
+
+    def nullable(self, name: str, rows: np.ndarray) -> pd.arrays.IntegerArray:
+        return _nullable(self.col(name, rows))
+
+    def times(self, rows: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """(start_ns, end_ns) of the rows."""
+        start = _ns(self.path, self.col("ts", rows), self.origin_ns, what)
+        dur = _ns(self.path, self.col("dur", rows), 0, what)
         if (dur < 0).any():
-            raise TraceError(f"{path}: {int((dur < 0).sum())} {what} of the traceattrib export end before they start")
+            raise TraceError(f"{self.path}: {int((dur < 0).sum())} {what} of the traceattrib export end before they start")
         return start, start + dur
 
-    known = np.array(sorted(rank_of), np.int64)
-    rank_by_pid = np.array([rank_of[int(p)] for p in known], np.int32)
+    def ranks(self, rows: np.ndarray, what: str) -> np.ndarray:
+        """The rank of each row's process (otherData's map); TraceError for a process it does not name."""
+        pid = self.ints("pid", rows, -1)
+        k = np.clip(np.searchsorted(self.known, pid), 0, self.known.size - 1)
+        if not (self.known[k] == pid).all():
+            raise TraceError(f"{self.path}: {what} of the traceattrib export in a process otherData does not name")
+        return self.rank_by_pid[k]
 
-    def ranks(rows: np.ndarray, what: str) -> np.ndarray:
-        pid = ints("pid", rows, -1)
-        k = np.clip(np.searchsorted(known, pid), 0, known.size - 1)
-        if not (known[k] == pid).all():
-            raise TraceError(f"{path}: {what} of the traceattrib export in a process otherData does not name")
-        return rank_by_pid[k]
+    def placed(self, rows: np.ndarray, what: str) -> dict:
+        """The columns every GPU-op table has: times, device, stream, correlation, pid, rank, given step."""
+        s, e = self.times(rows, what)
+        return {"start_ns": s, "end_ns": e, "device": self.ints("args.device", rows, 0),
+                "stream": self.ints("args.stream", rows, 0), "correlation": self.ints("args.correlation", rows, 0),
+                "pid": self.ints("pid", rows, 0), "rank": self.ranks(rows, what),
+                "given_step": self.ints("args.step", rows, -1)}
 
-    tables = {}
-    r = sel["kernel"]
-    s, e = times(r, "kernels")
-    name = texts("name", r)
+
+def _kernel_table(c: _Columns, r: np.ndarray) -> pd.DataFrame:
     from .kineto.names import _short_names
 
-    grid = [_axis(col("args.grid", r), j) for j in range(3)]
-    block = [_axis(col("args.block", r), j) for j in range(3)]
-    tables["kernels"] = conform(pd.DataFrame({
-        "start_ns": s, "end_ns": e, "name": name, "short_name": _short_names(pd.Categorical(name)),
-        "device": ints("args.device", r, 0), "stream": ints("args.stream", r, 0),
-        "correlation": ints("args.correlation", r, 0), "pid": ints("pid", r, 0), "rank": ranks(r, "kernels"), "given_step": ints("args.step", r, -1),
+    name = c.texts("name", r)
+    grid = [_axis(c.col("args.grid", r), j) for j in range(3)]
+    block = [_axis(c.col("args.block", r), j) for j in range(3)]
+    return conform(pd.DataFrame({
+        **c.placed(r, "kernels"), "name": name, "short_name": _short_names(pd.Categorical(name)),
         "grid_x": grid[0], "grid_y": grid[1], "grid_z": grid[2],
         "block_x": block[0], "block_y": block[1], "block_z": block[2],
-        "graph_id": _nullable(col("args.graph_id", r)), "graph_node_id": _nullable(col("args.graph_node_id", r)),
-        "op": texts("args.launched_by", r), "op_input_types": texts("args.input_types", r),
-        "comm_collective": texts("args.collective", r), "comm_in_nelems": ints("args.in_nelems", r, -1),
-        "comm_out_nelems": ints("args.out_nelems", r, -1), "comm_dtype": texts("args.dtype", r),
-        "comm_group_size": ints("args.group_size", r, -1), "comm_group": texts("args.group", r)}), KERNEL_COLUMNS)
-    r = sel["memop"]
-    s, e = times(r, "memory operations")
-    tables["memops"] = conform(pd.DataFrame({
-        "start_ns": s, "end_ns": e, "kind": texts("name", r), "bytes": ints("args.bytes", r, 0),
-        "device": ints("args.device", r, 0), "stream": ints("args.stream", r, 0),
-        "correlation": ints("args.correlation", r, 0), "pid": ints("pid", r, 0), "rank": ranks(r, "memory operations"),
-        "given_step": ints("args.step", r, -1),
-        "graph_node_id": _nullable(col("args.graph_node_id", r)), "op": texts("args.launched_by", r)}), MEMOP_COLUMNS)
-    r = sel["graph"]
-    s, e = times(r, "CUDA graphs")
-    tables["graphs"] = conform(pd.DataFrame({
-        "start_ns": s, "end_ns": e, "graph_id": _nullable(col("args.graph_id", r)),
-        "graph_exec_id": _nullable(col("args.graph_exec_id", r)), "device": ints("args.device", r, 0),
-        "stream": ints("args.stream", r, 0), "correlation": ints("args.correlation", r, 0),
-        "pid": ints("pid", r, 0), "rank": ranks(r, "CUDA graphs"),
-        "given_step": ints("args.step", r, -1)}), GRAPH_COLUMNS)
-    r = sel["step"]
-    s, e = times(r, "steps")
-    tables["given_steps"] = conform(pd.DataFrame({
-        "start_ns": s, "end_ns": e, "name": texts("args.name", r), "kind": texts("args.kind", r),
-        "tokens": ints("args.tokens", r, -1), "layers": ints("args.layers", r, -1), "index": ints("args.index", r, -1), "rank": ranks(r, "steps")}),
-        GIVEN_STEP_COLUMNS)
+        "graph_id": c.nullable("args.graph_id", r), "graph_node_id": c.nullable("args.graph_node_id", r),
+        "op": c.texts("args.launched_by", r), "op_input_types": c.texts("args.input_types", r),
+        "comm_collective": c.texts("args.collective", r), "comm_in_nelems": c.ints("args.in_nelems", r, -1),
+        "comm_out_nelems": c.ints("args.out_nelems", r, -1), "comm_dtype": c.texts("args.dtype", r),
+        "comm_group_size": c.ints("args.group_size", r, -1), "comm_group": c.texts("args.group", r)}), KERNEL_COLUMNS)
+
+
+def _memop_table(c: _Columns, r: np.ndarray) -> pd.DataFrame:
+    return conform(pd.DataFrame({
+        **c.placed(r, "memory operations"), "kind": c.texts("name", r), "bytes": c.ints("args.bytes", r, 0),
+        "graph_node_id": c.nullable("args.graph_node_id", r), "op": c.texts("args.launched_by", r)}), MEMOP_COLUMNS)
+
+
+def _graph_table(c: _Columns, r: np.ndarray) -> pd.DataFrame:
+    return conform(pd.DataFrame({
+        **c.placed(r, "CUDA graphs"), "graph_id": c.nullable("args.graph_id", r),
+        "graph_exec_id": c.nullable("args.graph_exec_id", r)}), GRAPH_COLUMNS)
+
+
+def _step_table(c: _Columns, r: np.ndarray) -> pd.DataFrame:
+    s, e = c.times(r, "steps")
+    return conform(pd.DataFrame({
+        "start_ns": s, "end_ns": e, "name": c.texts("args.name", r), "kind": c.texts("args.kind", r),
+        "tokens": c.ints("args.tokens", r, -1), "layers": c.ints("args.layers", r, -1),
+        "index": c.ints("args.index", r, -1), "rank": c.ranks(r, "steps")}), GIVEN_STEP_COLUMNS)
+
+
+def _meta(about: dict, tables: dict[str, pd.DataFrame], rank_of: dict[int, int]) -> dict:
     info = about["trace"]
     used = sorted({int(d) for n in ("kernels", "memops", "graphs") for d in pd.unique(tables[n]["device"])})
     rank_ids = sorted(set(rank_of.values()))
@@ -275,8 +295,7 @@ def _build(path: str, about: dict, t: pa.Table, require_gpu: bool) -> Trace:
     }
     if len(rank_ids) == 1:
         meta["rank"] = rank_ids[0]
-    return Trace(**tables, launches=empty(LAUNCH_COLUMNS), ranges=empty(RANGE_COLUMNS),
-                 cpu_ops=empty(CPU_OP_COLUMNS), meta=meta)
+    return meta
 
 
 def _text(v) -> str | None:
