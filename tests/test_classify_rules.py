@@ -829,6 +829,17 @@ CASES = [
     ("kn_entry_2c_sbhd_uncached", "elementwise", "rope"),
     ("aiter::kn_entry_1c_thd_uncached", "elementwise", "rope"),
     ("kn_mla_reduce_v1", "attention", "mla"),
+    # MXNet's generic launcher (one operator per element) but not its samplers; tinygrad's flash
+    # attention kernels
+    ("_ZN5mxnet2op8mxnet_op20mxnet_generic_kernelINS1_11op_with_reqINS1_10set_to_intILi0EEELi1EEEJPfEEEviDpT0_",
+     "elementwise", "mxnet-elementwise"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::mxnet_op::op_with_req<mshadow_op::plus, 1>, "
+     "float*, float*, float*>(int, float*, float*, float*)", "elementwise", "mxnet-elementwise"),
+    ("_ZN5mxnet2op8mxnet_op20mxnet_generic_kernelINS0_19SampleUniformKernelIN7mshadow3gpuEEEJNS_6common6random"
+     "13RandGeneratorIS5_fEEllllPfSB_SB_EEEviDpT0_", "other", "unmatched"),
+    ("fa_custom_backward_kv", "attention", "attention"),
+    ("fa_custom_forward", "attention", "attention"),
+    ("sofa_forward_kernel", "other", "unmatched"),
 ]
 
 
