@@ -1,0 +1,122 @@
+"""`traceattrib report --no-cache` of this tree against an earlier commit, interleaved on one host.
+
+    python bench/make_inputs.py && python bench/bench_before.py [--before 57288fe] [--rounds 8] [--without-new]
+
+The earlier commit is checked out into a temporary worktree; both trees are byte-compiled (as an
+installed package runs); each round runs every input once per tree, in turn, in fresh processes, and
+times a fixed pure-Python loop first (a slowed host shows there). With --without-new a third
+column runs this tree with the analyses the earlier commit did not have (layers and modules, the
+integrity checks, the step kinds' physical measurements) replaced by empty results, patched in as
+their modules load: what the rest of the code costs against the earlier commit. Prints the median
+wall time, CPU time (user + system) and peak RSS per input and tree, and the ratios.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIR = Path(os.environ.get("TRACEATTRIB_BENCH_DIR", "/tmp/traceattrib-bench"))
+INPUTS = [("nsys SQLite, 1M kernels", "big_nsys.sqlite"), ("torch JSON, 312 MiB", "big_torch.pt.trace.json")]
+LOOP = "import time; t = time.perf_counter(); sum(range(30_000_000)); print(time.perf_counter() - t)"
+
+# run as `python -c WITHOUT_NEW report ...`: the analyses 57288fe did not have, made empty
+WITHOUT_NEW = r'''
+import importlib.abc, importlib.machinery, sys
+def layers(m):
+    m._layers = lambda *a, **k: (None, None)
+def integrity(m):
+    import numpy as np, pandas as pd
+    m.rank_checks = lambda trace, ops, steps, *a, **k: m.RankChecks(
+        table=pd.DataFrame({c: [] for c in m.CHECK_COLUMNS}), flags=np.full(len(steps), "", object))
+def kinds(m):
+    import numpy as np
+    P = sys.modules["traceattrib.steps.physical"]
+    def measure(ctx, step, n):
+        none = np.full(n, -1, np.int64)
+        return P.Physical(none, none, none, none, none, none, none, np.full(n, np.nan), np.zeros(n, bool))
+    m.measure = measure
+PATCH = {"traceattrib.analysis": layers, "traceattrib.integrity": integrity, "traceattrib.steps.kinds": kinds}
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in PATCH:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            PATCH[name](module)
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Finder())
+from traceattrib.cli import main
+sys.argv = ["traceattrib", *sys.argv[1:]]
+main()
+'''
+
+
+def timed(cmd: list[str], env: dict) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", default="57288fe", help="the earlier commit (default: the code before the typed report)")
+    ap.add_argument("--rounds", type=int, default=8)
+    ap.add_argument("--without-new", action="store_true", help="also this tree without the later analyses")
+    a = ap.parse_args()
+    files = [(label, DIR / f) for label, f in INPUTS if (DIR / f).exists()]
+    if not files:
+        raise SystemExit(f"no inputs in {DIR}: run bench/make_inputs.py first")
+    with tempfile.TemporaryDirectory(prefix="traceattrib-before-") as tmp:
+        old = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), a.before], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for tree in (ROOT, old):
+                subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "traceattrib")], check=True)
+            trees = {"this tree": (ROOT, ["-m", "traceattrib"]), a.before: (old, ["-m", "traceattrib"])}
+            if a.without_new:
+                trees["without the new analyses"] = (ROOT, ["-c", WITHOUT_NEW])
+            got: dict[tuple[str, str], list] = {}
+            loops = []
+            for r in range(a.rounds):
+                loops.append(float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
+                                                  check=True).stdout))
+                for label, path in files:
+                    for name, (tree, how) in trees.items():
+                        env = dict(os.environ, PYTHONPATH=str(tree))
+                        got.setdefault((label, name), []).append(
+                            timed([sys.executable, *how, "report", "--no-cache", str(path)], env))
+                print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    print(f"{a.rounds} interleaved rounds; loop {min(loops):.2f}-{max(loops):.2f} s")
+    print(f"{'input':26s} {'tree':26s} {'wall (median, range)':>24s} {'CPU':>7s} {'peak':>9s} {'vs before':>9s}")
+    for label, _ in files:
+        base = statistics.median(x[0] for x in got[(label, a.before)])
+        for name in trees:
+            runs = got[(label, name)]
+            w = sorted(x[0] for x in runs)
+            med = statistics.median(w)
+            print(f"{label:26s} {name:26s} {med:6.2f} s ({w[0]:.2f}-{w[-1]:.2f}) "
+                  f"{statistics.median(x[1] for x in runs):6.2f}s {statistics.median(x[2] for x in runs):6.2f} GiB "
+                  f"{100 * (med / base - 1):+8.0f}%")
+
+
+if __name__ == "__main__":
+    main()
