@@ -840,6 +840,11 @@ CASES = [
     ("fa_custom_backward_kv", "attention", "attention"),
     ("fa_custom_forward", "attention", "attention"),
     ("sofa_forward_kernel", "other", "unmatched"),
+    # MIOpen's OpenCL convolutions (its activations and tensor ops are not)
+    ("MIOpenConvUni.kd", "linear", "convolution"),
+    ("MIOpenCvBwdWrW.kd", "linear", "convolution"),
+    ("MIOpenConv1x1", "linear", "convolution"),
+    ("MIOpenActiveFwd2DLite", "elementwise", "activation"),
 ]
 
 
