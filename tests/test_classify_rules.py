@@ -845,6 +845,12 @@ CASES = [
     ("MIOpenCvBwdWrW.kd", "linear", "convolution"),
     ("MIOpenConv1x1", "linear", "convolution"),
     ("MIOpenActiveFwd2DLite", "elementwise", "activation"),
+    # a KV-cache insert that normalizes and ropes the keys on the way in is the cache write; a norm
+    # of the keys alone is a norm
+    ("_fused_kv_compress_norm_rope_insert_sparse_attn", "attention", "attention-triton"),
+    ("_fused_kv_compress_norm_rope_insert_indexer_attn", "attention", "kv-cache-write"),
+    ("kv_norm_kernel", "norm", "norm"),
+    ("fused_qk_norm_rope_kernel", "norm", "norm"),
 ]
 
 
