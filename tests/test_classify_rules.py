@@ -851,6 +851,21 @@ CASES = [
     ("_fused_kv_compress_norm_rope_insert_indexer_attn", "attention", "kv-cache-write"),
     ("kv_norm_kernel", "norm", "norm"),
     ("fused_qk_norm_rope_kernel", "norm", "norm"),
+    # review of rounds 33-36: AITER's 2-D rope, more KV inserts, MXNet's samplers and non-pointwise
+    # operators out of its elementwise rule, MIOpen's bias gradient is no convolution and its fused
+    # convolution + batch norm is the convolution; round 37: a cuDNN tensor fill, a channel sum
+    ("kn_entry_1c_2d_cached", "elementwise", "rope"),
+    ("insert_kv_kernel", "attention", "kv-cache-write"),
+    ("swa_cache_insert_kernel", "attention", "kv-cache-write"),
+    ("kv_scatter_kernel_i32", "attention", "kv-cache-write"),
+    ("lru_cache_insert_kernel", "other", "unmatched"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::normal_kernel<float>, float*>(int, float*)",
+     "other", "unmatched"),
+    ("MIOpenConvBwdB", "other", "unmatched"),
+    ("MIOpenConvUniBatchNormActiv", "linear", "convolution"),
+    ("void cudnn::engines_precompiled::setTensor5d…", "elementwise", "data-movement"),
+    ("sum_channels_kernel", "elementwise", "reduction"),
+    ("summary_kernel", "other", "unmatched"),
 ]
 
 
