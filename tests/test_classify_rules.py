@@ -866,6 +866,13 @@ CASES = [
     ("void cudnn::engines_precompiled::setTensor5d…", "elementwise", "data-movement"),
     ("sum_channels_kernel", "elementwise", "reduction"),
     ("summary_kernel", "other", "unmatched"),
+    # round 38: a GEMM library's transpose utility, triangular masks, a multi-tensor scale on
+    # Cambricon MLU
+    ("grouped_gemm::utils::transpose", "elementwise", "layout-copy"),
+    ("grouped_gemm::gmm_kernel", "linear", "gemm"),
+    ("triu_tril_kernel", "elementwise", "data-movement"),
+    ("void MLUBlockKernel3StagePipelineMultiTensorScaleFast<float>(TensorListMetadata, float, int*)",
+     "elementwise", "optimizer"),
 ]
 
 
