@@ -164,6 +164,7 @@ def test_public_sglang_prefill_step():
     # must not cut it into layer groups
     assert rep.evidence == "annotations" and len(st) == 1
     assert st["kind"].iloc[0] == "prefill" and st["tokens"].iloc[0] == 15360 and st["layers"].iloc[0] == 36
+    assert "training" not in texts([rep.summary.evidence_why])[0]
 
 
 @needs_shared
@@ -207,6 +208,11 @@ def test_public_training_iterations_stay_profiler_steps(name, n):
     assert rep.evidence == "annotations" and len(rep.steps) == n
     assert set(rep.steps["kind"]) == {"unknown"}  # training iterations, not prefill or decode
     assert any("training" in x for x in texts(rep.notes))
+    # the cross-check found one forward per step; a step of a training trace is that forward and
+    # its backward, which the steps line says instead of "one forward pass"
+    why = texts([rep.summary.evidence_why])[0]
+    assert why.endswith("each holds one forward pass and its backward, a training iteration (checked against "
+                        "the kernel stream)"), why
 
 
 def test_every_fixture_step_holds_gpu_work_and_sums_to_span():

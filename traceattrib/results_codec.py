@@ -13,9 +13,9 @@ import msgspec
 from .notes import from_data, to_data
 
 FORMAT = "traceattrib-results"
-VERSION = 8  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
+VERSION = 9  # 2: steps hold graph_kernels; 3: layer and module times (inside_* tables); 4: MoE grouped GEMMs in sol,
 # layers named from shapes; 5: gap_detail; 6: steps hold kind_against and outside_ns; 7: integrity checks;
-# 8: module times per layer summed per step kind and warm-up
+# 8: module times per layer summed per step kind and warm-up; 9: the steps' why says whether the trace trains
 # tables of a RankResult that are stored, and the columns each must have (name -> dtype kind:
 # "i" integer, "n" number, "b" bool, "s" text); a table with no rows may have no columns at all
 _NEEDED: dict[str, dict[str, str]] = {

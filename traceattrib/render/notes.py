@@ -80,7 +80,9 @@ TEXT: dict[str, Words] = {
     "label.whole": lambda c, a: "the whole trace",
     "label.given": lambda c, a: "the steps stated in a traceattrib export" + (f" of {a[0]}" if a[0] else ""),
     "why.from": lambda c, a: f"from {_label(a[0])}" + (
-        "; each holds one forward pass (checked against the kernel stream)" if a[1] else ""),
+        ("; each holds one forward pass and its backward, a training iteration (checked against the "
+         "kernel stream)" if a[2] else "; each holds one forward pass (checked against the kernel stream)")
+        if a[1] else ""),
     "why.whole": lambda c, a: ("from the whole trace: nothing marks steps and the kernel stream has no repeating "
                                "forward, so the whole trace is one step"),
     "why.ranks": lambda c, a: "; ".join(f"rank(s) {rank_list(n.ranks)} {text(Note(n.code, n.counts, n.args))}"

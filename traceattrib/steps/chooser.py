@@ -35,7 +35,7 @@ def choose(cands: Iterable[Candidate], dets: dict[int, Detection], training: boo
         if c.source in ("regex", "given") or v in ("one", "unchecked") or c.source == "detected":
             if c.source == "regex" and v not in ("one", "unchecked"):
                 rejected.append(note("steps.regex_forwards", *_forwards(counts)))
-            return c, note("why.from", c.label, v == "one"), rejected
+            return c, note("why.from", c.label, v == "one", training), rejected
         rejected.append(note("steps.rejected", c.label, *_forwards(counts), v, counts=(n,)))
     return None, None, rejected
 
