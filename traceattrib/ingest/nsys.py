@@ -282,7 +282,7 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
         opened.close()
     if require_gpu and not (len(kernels) or len(memops) or len(graphs)):
         raise no_gpu_activity(path, bool(r.warnings))
-    _assign_ranks([kernels, memops, graphs, launches, ranges, cpu_ops], meta,
+    _assign_ranks([kernels, memops, graphs], [launches, ranges, cpu_ops], meta,
                   list(process.pids) if process is not None else None)
     # NCCL's NVTX ranges and payloads: the collective (and bytes) of each NCCL kernel
     kernels = nccl_nvtx.annotate_kernels(kernels, launches, nccl, meta.get("world_size"))
@@ -657,14 +657,15 @@ def _diagnostics(src: SqliteSource) -> tuple[list[str], list[str]]:
     return distinct((_str(v) for (v,) in rows), DIAGNOSTIC_KEEP), []
 
 
-def _assign_ranks(tables: list[pd.DataFrame], meta: dict, pids: list[int] | None = None) -> None:
-    """nsys does not know ranks: each process that ran GPU work (the first three tables: kernels,
-    memory ops, whole-graph executions) is taken as one rank, in pid order (pids: those processes,
-    when the tables hold one process's rows only)."""
+def _assign_ranks(gpu: list[pd.DataFrame], cpu: list[pd.DataFrame], meta: dict,
+                  pids: list[int] | None = None) -> None:
+    """nsys does not know ranks: each process that ran GPU work (rows of the `gpu` tables: kernels,
+    memory ops, whole-graph executions) is taken as one rank, in pid order, and every row of both
+    lists gets its process's rank (pids: those processes, when the tables hold one process's rows)."""
     if pids is None:
-        pids = sorted({int(p) for t in tables[:3] if len(t) for p in _distinct_ints(t["pid"].to_numpy())})
+        pids = sorted({int(p) for t in gpu if len(t) for p in _distinct_ints(t["pid"].to_numpy())})
     known = np.array(pids, np.int64)
-    for t in tables:
+    for t in gpu + cpu:
         if len(t):
             pid = t["pid"].to_numpy()
             if known.size == 1:  # one process (usual): one comparison, no search over millions of calls
