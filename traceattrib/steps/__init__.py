@@ -42,7 +42,7 @@ from .arrays import name_matches
 from .candidate import Candidate
 from .chooser import choose
 from .detect import Detected, detection
-from .inputs import Context, attention_mask, bucket_mask, context
+from .inputs import Context, attention_mask, bucket_mask, context, trained_ranks
 from .names import word_kind
 from .table import step_table
 from .vocab import Vocab, default_vocab
@@ -178,7 +178,8 @@ def place(ctx: Context, cands: Iterator[Candidate], detected: Detected) -> Place
     """The chosen candidate's step table and op -> step assignment (no kinds yet): what the
     analyses that read only step windows (idle causes) need."""
     tail = [detected.candidate] if detected.candidate is not None else []
-    chosen, why, rejected = choose(itertools.chain(cands, tail), detected.ranks, ctx.training)
+    trained = trained_ranks(ctx.trace) if ctx.training else set()
+    chosen, why, rejected = choose(itertools.chain(cands, tail), detected.ranks, ctx.training, trained)
     if chosen is None:
         chosen, why = sources.whole_trace(ctx.ops), note("why.whole")
     if chosen.source == "cuda_graphs":

@@ -15,9 +15,11 @@ from .candidate import Candidate
 from .detect import DISTINCT, Detection
 
 
-def choose(cands: Iterable[Candidate], dets: dict[int, Detection], training: bool = False
-           ) -> tuple[Candidate | None, Note | None, list[Note]]:
+def choose(cands: Iterable[Candidate], dets: dict[int, Detection], training: bool = False,
+           trained: set[int] = frozenset()) -> tuple[Candidate | None, Note | None, list[Note]]:
     """(chosen candidate, why, notes on the rejected ones); (None, None, notes) when none passes.
+    trained: the ranks that ran backward work; the why says a step is a training iteration where
+    the chosen steps lie on them.
 
     Where detection's boundaries do not stand out from the GPU gaps inside its steps (ratio <
     DISTINCT), it is not trusted to overrule a framework's own one-forward annotations, only ranges
@@ -35,7 +37,8 @@ def choose(cands: Iterable[Candidate], dets: dict[int, Detection], training: boo
         if c.source in ("regex", "given") or v in ("one", "unchecked") or c.source == "detected":
             if c.source == "regex" and v not in ("one", "unchecked"):
                 rejected.append(note("steps.regex_forwards", *_forwards(counts)))
-            return c, note("why.from", c.label, v == "one", training), rejected
+            iteration = bool(trained & set(c.table["rank"].tolist()))
+            return c, note("why.from", c.label, v == "one", iteration), rejected
         rejected.append(note("steps.rejected", c.label, *_forwards(counts), v, counts=(n,)))
     return None, None, rejected
 

@@ -82,6 +82,15 @@ def is_training(trace: Trace) -> bool:
     return False
 
 
+def trained_ranks(trace: Trace) -> set[int]:
+    """The ranks whose kernels include backward kernels or autograd ops (training_kernels)."""
+    k = trace.kernels
+    if not len(k):
+        return set()
+    krank = k["rank"].to_numpy()
+    return {int(r) for r in np.unique(krank) if training_kernels(k[krank == r])}
+
+
 def training_kernels(kernels: pd.DataFrame) -> bool:
     """Backward kernels or autograd ops among these kernels (rows of trace.kernels: one rank's)."""
     for col in (kernels["name"], kernels["op"]):

@@ -42,7 +42,7 @@ from ..gpuops import in_graph
 from ..intervals import pack_keys
 from ..notes import Note, note
 from .arrays import pair_counts
-from .inputs import Context, training_kernels
+from .inputs import Context, trained_ranks
 from .names import name_evidence
 from .physical import GEMM_OPS, Physical, measure
 
@@ -169,14 +169,9 @@ def infer_kinds(names: pd.DataFrame, tokens: np.ndarray, phys: Physical, span: n
 
 def _training_steps(f: _Facts) -> np.ndarray:
     """Per step: True where its rank ran a training program (backward kernels or autograd ops)."""
-    train = np.zeros(f.span.size, bool)
     if not f.ctx.training:
-        return train
-    k = f.ctx.trace.kernels
-    krank = k["rank"].to_numpy()
-    for r in np.unique(f.rank):
-        train[f.rank == r] = training_kernels(k[krank == r])
-    return train
+        return np.zeros(f.span.size, bool)
+    return np.isin(f.rank, sorted(trained_ranks(f.ctx.trace)))
 
 
 def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
