@@ -302,8 +302,10 @@ def _keep_ops(res: RankResult, trace: Trace, st, kc, mc, kstep: np.ndarray, asg,
         kind = name[:-1]
         n = len(getattr(trace, name))
         layer, module = inside_analysis.of_table(asg, st.ops, kind, n)
-        bucket = c["bucket"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
-        rule = c["rule"].to_numpy() if c is not None else np.full(n, attribute.GRAPH_BUCKET, object)
+        # categoricals as they are: a million names as strings cost about 0.1 s each way
+        graph = pd.Categorical.from_codes(np.zeros(n, np.int8), [attribute.GRAPH_BUCKET])
+        bucket = c["bucket"].array if c is not None else graph
+        rule = c["rule"].array if c is not None else graph
         step = kstep if name == "kernels" else _op_step(st, kind, n)
         setattr(res, name, _unsort(pd.DataFrame({"bucket": bucket, "rule": rule, "step": step, "layer": layer,
                                                  "module": module}), perm.get(name)))
@@ -428,12 +430,12 @@ def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool
     if keep_ops:
         for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
             n = len(getattr(trace, name))
-            graph = np.full(n, attribute.GRAPH_BUCKET, object)
+            graph = pd.Categorical.from_codes(np.zeros(n, np.int8), [attribute.GRAPH_BUCKET])
             setattr(res, name, _unsort(pd.DataFrame({
-                "bucket": c["bucket"].to_numpy() if c is not None else graph,
-                "rule": c["rule"].to_numpy() if c is not None else graph, "step": np.full(n, -1, np.int64),
-                "layer": np.full(n, inside_analysis.NO_STEP, np.int64), "module": np.full(n, "", object)}),
-                perm.get(name)))
+                "bucket": c["bucket"].array if c is not None else graph,
+                "rule": c["rule"].array if c is not None else graph, "step": np.full(n, -1, np.int64),
+                "layer": np.full(n, inside_analysis.NO_STEP, np.int64),
+                "module": pd.Categorical.from_codes(np.zeros(n, np.int8), [""])}), perm.get(name)))
     return res
 
 
@@ -477,31 +479,39 @@ def kernel_totals(kernels: pd.DataFrame, bucket: pd.Series, kstep: np.ndarray, s
 
 
 def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], offset: np.ndarray) -> pd.DataFrame:
-    """The trace's table with OP_COLUMNS: bucket, rule, step (row into Report.steps), layer, module."""
+    """The trace's table with OP_COLUMNS: bucket, rule, step (row into Report.steps), layer, module
+    (bucket, rule and module categorical)."""
     if len(parts) == 1:
         cols = getattr(results[0], name)
         step = cols["step"].to_numpy()
-        return tab.assign(bucket=cols["bucket"].to_numpy(), rule=cols["rule"].to_numpy(),
+        return tab.assign(bucket=cols["bucket"].array, rule=cols["rule"].array,
                           step=np.where(step >= 0, step + offset[0], -1), layer=cols["layer"].to_numpy(),
-                          module=cols["module"].to_numpy())
-    bucket = np.empty(len(tab), dtype=object)
-    rule = np.empty(len(tab), dtype=object)
-    module = np.full(len(tab), "", dtype=object)
+                          module=cols["module"].array)
     step = np.full(len(tab), -1, np.int64)
     layer = np.full(len(tab), inside_analysis.NO_STEP, np.int64)
     for (_, pos), res, off in zip(parts, results, offset):
         cols = getattr(res, name)
         p = pos[name]
-        bucket[p] = cols["bucket"].to_numpy()
-        rule[p] = cols["rule"].to_numpy()
         s = cols["step"].to_numpy()
         step[p] = np.where(s >= 0, s + off, -1)
         layer[p] = cols["layer"].to_numpy()
-        module[p] = cols["module"].to_numpy()
-    if len(tab):  # rows of ranks without GPU work (none in kernels/memops by construction) stay unclassified
-        missing = pd.isna(bucket)
-        bucket[missing], rule[missing] = "other", classify.UNMATCHED
-    return tab.assign(bucket=bucket, rule=rule, step=step, layer=layer, module=module)
+    # rows of ranks without GPU work (none in kernels/memops by construction) stay unclassified
+    placed = [(pos[name], getattr(res, name)) for (_, pos), res in zip(parts, results)]
+    return tab.assign(bucket=_scatter(len(tab), [(p, c["bucket"].array) for p, c in placed], "other"),
+                      rule=_scatter(len(tab), [(p, c["rule"].array) for p, c in placed], classify.UNMATCHED),
+                      step=step, layer=layer,
+                      module=_scatter(len(tab), [(p, c["module"].array) for p, c in placed], ""))
+
+
+def _scatter(n: int, parts: list[tuple[np.ndarray, pd.Categorical]], fill: str) -> pd.Categorical:
+    """One categorical of n rows from per-rank categoricals placed at their row positions; `fill`
+    where none is placed. Categories: the parts' in order of first appearance, then `fill`."""
+    cats = pd.Index(list(dict.fromkeys([v for _, c in parts for v in c.categories] + [fill])))
+    codes = np.full(n, cats.get_loc(fill), np.int32)
+    for pos, c in parts:
+        if len(pos):
+            codes[pos] = cats.get_indexer(c.categories)[c.codes]
+    return pd.Categorical.from_codes(codes, cats)
 
 
 def _comm_text(kernels: pd.DataFrame, bucket: pd.Series) -> pd.Categorical:
