@@ -873,6 +873,16 @@ CASES = [
     ("triu_tril_kernel", "elementwise", "data-movement"),
     ("void MLUBlockKernel3StagePipelineMultiTensorScaleFast<float>(TensorListMetadata, float, int*)",
      "elementwise", "optimizer"),
+    # round 39: llama.cpp's row scatter (its KV-cache write) and row sums, logit soft-capping, a
+    # fused cross-entropy loss; attention kernels with a soft-cap stay attention
+    ("k_set_rows<f16>", "elementwise", "data-movement"),
+    ("k_set_rows_quant<block_q8_0>", "cast", "quantize"),
+    ("void k_sum_rows_f32", "elementwise", "reduction"),
+    ("softcap_f32", "elementwise", "activation"),
+    ("flash_fwd_splitkv_kernel_softcap", "attention", "attention"),
+    ("fused_softcap_ce_fwd_kernel", "other", "loss"),
+    ("_ce_bwd_kernel", "other", "loss"),
+    ("reset_rows", "other", "unmatched"),
 ]
 
 
