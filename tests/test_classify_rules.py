@@ -883,6 +883,11 @@ CASES = [
     ("fused_softcap_ce_fwd_kernel", "other", "loss"),
     ("_ce_bwd_kernel", "other", "loss"),
     ("reset_rows", "other", "unmatched"),
+    # round 40: TensorFlow's generated pointwise kernels, its Cast a cast
+    ("GreaterEqual_GPU_DT_FLOAT_DT_BOOL_kernel", "elementwise", "tensorflow-generated"),
+    ("AddV2_GPU_DT_HALF_DT_HALF_kernel", "elementwise", "tensorflow-generated"),
+    ("Cast_GPU_DT_FLOAT_DT_HALF_kernel", "cast", "convert"),
+    ("GPU_DT_kernel", "other", "unmatched"),
 ]
 
 
