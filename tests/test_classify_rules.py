@@ -888,6 +888,19 @@ CASES = [
     ("AddV2_GPU_DT_HALF_DT_HALF_kernel", "elementwise", "tensorflow-generated"),
     ("Cast_GPU_DT_FLOAT_DT_HALF_kernel", "cast", "convert"),
     ("GPU_DT_kernel", "other", "unmatched"),
+    # round 41: triton_kernels' MoE routing, llama.cpp-style short matmul families (mmq, mmvq, mmf,
+    # a fork's mmb), hand-written matrix products, stencil updates
+    ("_combined_routing_memset", "other", "moe-routing"),
+    ("_sum_bitmatrix_rows", "other", "moe-routing"),
+    ("void tensorrt_llm::kernels::cutlass_kernels::finalizeMoeRoutingKernel<__nv_bfloat16>", "elementwise",
+     "reduction"),
+    ("mmb_routed_glu_kernel<64,32,16,16,5>", "linear", "gemm"),
+    ("mmf_kernel", "linear", "gemm"),
+    ("mult_square_matrix(int *, int *, int *, int)", "linear", "gemm"),
+    ("mult_matrix_by_scalar", "other", "unmatched"),
+    ("JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)",
+     "elementwise", "arith"),
+    ("stencil_2d_kernel", "elementwise", "arith"),
 ]
 
 
