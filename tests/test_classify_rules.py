@@ -901,6 +901,25 @@ CASES = [
     ("JacobiIterationKernel(int, double, double, double const*, double const*, double*, double*)",
      "elementwise", "arith"),
     ("stencil_2d_kernel", "elementwise", "arith"),
+    # review of rounds 37-40: llama.cpp's set_rows into a quantized type is a quantize, into a float a
+    # scatter; cuBLAS's transpose a layout copy; triangular masks under other names; Paddle's
+    # multi-tensor L2 norm a gradient norm (the optimizer's), not a norm layer; MXNet's quantize and
+    # sparse products through its generic launcher
+    ("kernel_set_rows_q8_0_i64", "cast", "quantize"),
+    ("k_set_rows_f8_scaled", "cast", "quantize"),
+    ("kernel_set_rows_f16_i32", "elementwise", "data-movement"),
+    ("void transpose_readWrite_alignment_kernel<float2, float2, 1, false, 6, 4, 4>(cublasTransposeParams<float2>, "
+     "float2 const*, float2*, float2 const*)", "elementwise", "layout-copy"),
+    ("void tensorflow::functor::MatrixBandPartKernel<float>(int, int, int, int, int, int, float const*, float*)",
+     "elementwise", "data-movement"),
+    ("kernel_tri_f32", "elementwise", "data-movement"),
+    ("tri_solve_kernel", "other", "unmatched"),
+    ("void phi::MultiTensorL2NormCUDAKernel<float, 512, 110, 1118>(phi::TensorMeta<float, 110, 1118>, float*, int, int)",
+     "elementwise", "optimizer"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::quantize_zero_centered, signed char*, float*>"
+     "(int, signed char*, float*)", "cast", "mxnet-quantize"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::DotCsrTransDnsDnsScalarKernel<1>, float*>(int, float*)",
+     "linear", "mxnet-sparse-dot"),
 ]
 
 
