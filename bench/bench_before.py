@@ -1,6 +1,7 @@
 """`traceattrib report --no-cache` of this tree against an earlier commit, interleaved on one host.
 
     python bench/make_inputs.py && python bench/bench_before.py [--before 57288fe] [--rounds 8] [--without-new]
+        [--cold-cache]
 
 The earlier commit is checked out into a temporary worktree; both trees are byte-compiled (as an
 installed package runs); each round runs every input once per tree, in turn, in fresh processes, and
@@ -9,6 +10,8 @@ column runs this tree with the analyses the earlier commit did not have (layers 
 integrity checks, the step kinds' physical measurements) replaced by empty results, patched in as
 their modules load: what the rest of the code costs against the earlier commit. Prints the median
 wall time, CPU time (user + system) and peak RSS per input and tree, and the ratios.
+With --cold-cache each run is a plain `report` into an empty cache directory: a first run as
+users make it, the trace's tables and results written to the cache.
 """
 from __future__ import annotations
 
@@ -77,6 +80,9 @@ def main() -> None:
     ap.add_argument("--before", default="57288fe", help="the earlier commit (default: the code before the typed report)")
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--without-new", action="store_true", help="also this tree without the later analyses")
+    ap.add_argument("--cold-cache", action="store_true",
+                    help="plain `report` into an empty cache directory each run (what a first run does, the "
+                         "cache written) instead of --no-cache")
     a = ap.parse_args()
     files = [(label, DIR / f) for label, f in INPUTS if (DIR / f).exists()]
     if not files:
@@ -99,13 +105,16 @@ def main() -> None:
                 for label, path in files:
                     for name, (tree, how) in trees.items():
                         env = dict(os.environ, PYTHONPATH=str(tree))
-                        got.setdefault((label, name), []).append(
-                            timed([sys.executable, *how, "report", "--no-cache", str(path)], env))
+                        with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as cache:
+                            env["TRACEATTRIB_CACHE_DIR"] = cache
+                            flags = [] if a.cold_cache else ["--no-cache"]
+                            got.setdefault((label, name), []).append(
+                                timed([sys.executable, *how, "report", *flags, str(path)], env))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print(f"{a.rounds} interleaved rounds; loop {min(loops):.2f}-{max(loops):.2f} s")
+    print(f"{a.rounds} interleaved rounds ({'into an empty cache' if a.cold_cache else '--no-cache'}); loop {min(loops):.2f}-{max(loops):.2f} s")
     print(f"{'input':26s} {'tree':26s} {'wall (median, range)':>24s} {'CPU':>7s} {'peak':>9s} {'vs before':>9s}")
     for label, _ in files:
         base = statistics.median(x[0] for x in got[(label, a.before)])

@@ -920,6 +920,21 @@ CASES = [
      "(int, signed char*, float*)", "cast", "mxnet-quantize"),
     ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::DotCsrTransDnsDnsScalarKernel<1>, float*>(int, float*)",
      "linear", "mxnet-sparse-dot"),
+    # round 42: TensorRT's own layer kernels (slice, resize, eltwise), its depthwise convolutions, and
+    # its reformat copies that change the type (a cast) or keep it (a layout copy)
+    ("void cuSliceLayer::naiveSlice<float, (cuSliceLayer::Mode)2, (int)4>(cuSliceLayer::LaunchParams<T1>)",
+     "elementwise", "layout-copy"),
+    ("void cuResizeLayer::ResizeKernelVectorizedH2x4<cuResizeLayer::NearestNeighb", "elementwise", "layout-copy"),
+    ("void cuEltwise::eltwise<cuEltwise::SimpleAlgo<float, float>, cuEltwise::Compute<(nvinfer1::ElementWiseOperatio",
+     "elementwise", "arith"),
+    ("sm50_xmma_convolution_trt_depthwiseFP32NHWC4_fp32nhwcx4_fp32nhwcx4_fp32kcrs_execute_kernel_trt", "elementwise",
+     "depthwise-conv"),
+    ("void genericReformat::copyPackedKernel<float, __half, (bool)1, (bool)1, genericReformat::A...", "cast",
+     "tensorrt-reformat-cast"),
+    ("void genericReformat::copyVectorizedKernel<double, __half, float, (bool)1,", "cast", "tensorrt-reformat-cast"),
+    ("void genericReformat::copyVectorizedKernel<double, float, float, (bool)1,", "elementwise", "layout-copy"),
+    ("void genericReformat::copyPackedKernel<float, float, (bool)1, (bool)1, genericReformat::A...", "elementwise",
+     "layout-copy"),
 ]
 
 
