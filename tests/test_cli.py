@@ -455,3 +455,23 @@ def test_report_starts_an_exports_reads_before_its_imports(tmp_path, monkeypatch
     capsys.readouterr()
     assert main(["report", EAGER, "--no-cache"]) == 0 and capsys.readouterr().out == out
     assert threading.active_count() == threads  # the readers' threads are gone
+
+
+@needs_shared
+def test_counts_below_one_per_step_are_not_rounded_to_zero(capsys):
+    # a kernel that runs in some steps only: 8 launches over 48 steps is 0.17 per step, not "0x"
+    from traceattrib import analysis
+    from traceattrib.ingest import read
+    from traceattrib.render.fmt import per_step
+
+    path = str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite")
+    rc, out, _ = run(capsys, "report", path)
+    assert rc == 0
+    top = out[out.index("top kernels per bucket"):].split("\n\n")[0].splitlines()[1:]
+    assert len(top) == 10 and not any(" 0x " in line for line in top)
+    assert re.search(r"other +0\.000 ms +0\.17x +void <unnamed>::softmax_warp_forward", out)
+    assert re.search(r"linear +0\.100 ms +0\.54x +sm80_xmma_gemm", out)
+    g = analysis.top_kernels(analysis.analyze(read(path)), "unknown")
+    fractions = sorted(round(c / s, 2) for c, s in zip(g["count"], g["steps"]) if c < s)
+    assert fractions == [0.17, 0.54]
+    assert [per_step(x) for x in (0, 0.1666, 0.54, 1, 5.4)] == ["0", "0.17", "0.54", "1", "5"]

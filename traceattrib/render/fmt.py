@@ -10,6 +10,12 @@ def ms(ns: float, digits: int = 3) -> str:
     return f"{ns / 1e6:.{digits}f}"
 
 
+def per_step(count: float) -> str:
+    """A mean count per step: whole above 1, two significant digits below (a kernel that runs in
+    some steps only reads 0.3, not 0)."""
+    return f"{count:.0f}" if count >= 1 or count == 0 else f"{count:.2g}"
+
+
 def dur(ns: float) -> str:
     """A duration with a unit that suits it: 74 us, 5.87 ms, 1.20 s."""
     if ns is None or (isinstance(ns, float) and math.isnan(ns)):
