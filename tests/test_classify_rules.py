@@ -934,7 +934,10 @@ CASES = [
     ("void genericReformat::copyVectorizedKernel<double, __half, float, (bool)1,", "cast", "tensorrt-reformat-cast"),
     ("void genericReformat::copyVectorizedKernel<double, float, float, (bool)1,", "elementwise", "layout-copy"),
     ("void genericReformat::copyPackedKernel<float, float, (bool)1, (bool)1, genericReformat::A...", "elementwise",
-     "layout-copy"),
+     "layout-copy"),    # round 43: a sparse-attention indexer's key-cache store is the attention's cache write (its
+    # quantize-and-store stays a quantize)
+    ("fused_store_indexer_cache", "attention", "kv-cache-write"),
+    ("indexer_k_quant_and_cache", "cast", "quantize"),
 ]
 
 
