@@ -937,7 +937,19 @@ CASES = [
      "layout-copy"),    # round 43: a sparse-attention indexer's key-cache store is the attention's cache write (its
     # quantize-and-store stays a quantize)
     ("fused_store_indexer_cache", "attention", "kv-cache-write"),
-    ("indexer_k_quant_and_cache", "cast", "quantize"),
+    ("indexer_k_quant_and_cache", "cast", "quantize"),    # review of rounds 41-42: MoE helpers and a fork's conversions and self-checks are no GEMMs; a
+    # network routing table is no MoE routing; TensorFlow's diagonal writes are data movement;
+    # TensorRT's int8 layout kernels reading another type convert
+    ("_expt_data_memset", "other", "moe-routing"),
+    ("mm_ids_helper", "other", "moe-routing"),
+    ("mmq_moe_tiles", "other", "moe-routing"),
+    ("mmb_cvt_f32_bf16", "cast", "convert"),
+    ("mmb_plane_swizzle_check_kernel", "other", "unmatched"),
+    ("routing_table_modify", "other", "unmatched"),
+    ("compressor_set_rows_kernel", "elementwise", "data-movement"),
+    ("MatrixSetDiagKernel", "elementwise", "data-movement"),
+    ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const __half *, T1", "cast", "tensorrt-reformat-cast"),
+    ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const float *, T1", "elementwise", "layout-copy"),
 ]
 
 
