@@ -462,7 +462,7 @@ def test_counts_below_one_per_step_are_not_rounded_to_zero(capsys):
     # a kernel that runs in some steps only: 8 launches over 48 steps is 0.17 per step, not "0x"
     from traceattrib import analysis
     from traceattrib.ingest import read
-    from traceattrib.render.fmt import per_step
+    from traceattrib.render.fmt import per_step_count
 
     path = str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite")
     rc, out, _ = run(capsys, "report", path)
@@ -474,4 +474,4 @@ def test_counts_below_one_per_step_are_not_rounded_to_zero(capsys):
     g = analysis.top_kernels(analysis.analyze(read(path)), "unknown")
     fractions = sorted(round(c / s, 2) for c, s in zip(g["count"], g["steps"]) if c < s)
     assert fractions == [0.17, 0.54]
-    assert [per_step(x) for x in (0, 0.1666, 0.54, 1, 5.4)] == ["0", "0.17", "0.54", "1", "5"]
+    assert [per_step_count(x) for x in (0, 0.1666, 0.54, 1, 5.4)] == ["0", "0.17", "0.54", "1", "5"]

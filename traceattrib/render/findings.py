@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..report import Finding, IdleSummary
-from .fmt import human_bytes, human_rate
+from .fmt import human_bytes, human_rate, per_step_count
 
 IDLE_WHAT = {
     "launch": "GPU idle while the CPU issues kernels (launch-bound)",
@@ -55,12 +55,12 @@ def evidence(f: Finding) -> str:
     a = f.args
     if f.code == "bucket":
         _, x, share, count = a
-        return f"{_ms(x)}/step exposed ({share:.1%} of the span) in {count:.0f} kernels/step"
+        return f"{_ms(x)}/step exposed ({share:.1%} of the span) in {per_step_count(count)} kernels/step"
     if f.code == "idle":
         cause, x, share, n_ops, queued, top = a
         ev = f"{_ms(x)}/step ({share:.1%} of the span)"
         if cause in ("launch", "launch_queued"):
-            ev += f" with {n_ops:.0f} GPU ops/step"
+            ev += f" with {per_step_count(n_ops)} GPU ops/step"
             if queued:
                 ev += f", {_ms(queued)} of it with the next op already queued"
         elif cause in ("host", "sync"):
@@ -81,7 +81,7 @@ def evidence(f: Finding) -> str:
                 f"{floor / 1e6:.3g} ms per step")
     if f.code == "module":
         name, ns, share, count, layers = a
-        return f"{_ms(ns)}/step ({share:.1%} of the span) in {count:.0f} kernels/step over {layers} layers"
+        return f"{_ms(ns)}/step ({share:.1%} of the span) in {per_step_count(count)} kernels/step over {layers} layers"
     if f.code == "comm.wait":
         waiter, wait_ns, kind, rank, last_share, calls, late_ns = a
         return (f"rank {waiter} waits {wait_ns / 1e6:.2f} ms per {kind} step in collectives; rank {rank} "

@@ -10,7 +10,7 @@ def ms(ns: float, digits: int = 3) -> str:
     return f"{ns / 1e6:.{digits}f}"
 
 
-def per_step(count: float) -> str:
+def per_step_count(count: float) -> str:
     """A mean count per step: whole above 1, two significant digits below (a kernel that runs in
     some steps only reads 0.3, not 0)."""
     return f"{count:.0f}" if count >= 1 or count == 0 else f"{count:.2g}"

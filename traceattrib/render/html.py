@@ -23,7 +23,7 @@ from ..analysis import Report
 from ..report import KINDS
 from . import comm as rcomm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, per_step, sol_line, steps_line, trace_line, trust_line
+from .fmt import bound, dur, ms, pct, per_step_count, sol_line, steps_line, trace_line, trust_line
 from .jsonout import jsonable, scalar, summary_dict
 from .notes import texts
 from .safe import clean_report
@@ -148,7 +148,7 @@ def _kind_tables(rep: Report) -> list[dict[str, Any]]:
             continue
         d = ks.attribution
         rows = [[b + (" (unclassified)" if b == "other" else ""), ms(d.mean_time_ns[b]), pct(d.bucket_share[b]),
-                 ms(d.mean_exposed_ns[b]), pct(d.exposed_share[b]), per_step(d.mean_count[b]),
+                 ms(d.mean_exposed_ns[b]), pct(d.exposed_share[b]), per_step_count(d.mean_count[b]),
                  "≤ " + bound(d.speedup_bound_if_removed[b]), bound(d.speedup_bound_if_removed_p90[b])]
                 for b in rep.buckets]
         rows.append(["overlapped", "", "", ms(d.mean_overlap_ns), pct(d.overlap_share), "", "", ""])
@@ -169,7 +169,7 @@ def _kind_tables(rep: Report) -> list[dict[str, Any]]:
         colls = ks.collectives.by_collective
         if colls:
             lines.append("communication per step: " + ", ".join(
-                f"{v.per_step:.0f} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()))
+                f"{per_step_count(v.per_step)} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()))
         lines += rcomm.collective_text(ks, rep.summary.link or None) + rcomm.what_if_text(rep.summary, kind)
         flags = [f"{d.warmup_steps} warm-up excluded"] if d.warmup_steps else []
         flags += [f"{d.outlier_steps} outlier(s)"] if d.outlier_steps else []
@@ -187,7 +187,7 @@ def _inside(kind: str, ks, all_buckets) -> dict[str, Any] | None:
     if ins is None:
         return None
     ntypes = len(ins.layer_evidence.types)
-    modules = [[m.name, ms(m.time_ns), pct(m.share), per_step(m.count), "≤ " + bound(m.speedup_bound_if_removed)]
+    modules = [[m.name, ms(m.time_ns), pct(m.share), per_step_count(m.count), "≤ " + bound(m.speedup_bound_if_removed)]
                for m in ins.modules]
     buckets = [b for b in all_buckets if any(b in lt.buckets for lt in ins.layers)]
     layers = [[str(lt.index), lt.type, ms(lt.time_ns)] + [ms(lt.buckets[b]) if b in lt.buckets else ""

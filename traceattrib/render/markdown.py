@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, kind_from, ms, pct, sol_line, steps_line, trace_line, trust_line
+from .fmt import bound, dur, kind_from, ms, pct, per_step_count, sol_line, steps_line, trace_line, trust_line
 from .notes import texts
 
 
@@ -44,7 +44,7 @@ def render(rep: Report, per_step: bool = False) -> str:
         colls = ks.collectives.by_collective
         if colls:
             out.append("\nCommunication per step: " + ", ".join(
-                f"{v.per_step:.0f} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()) + ".")
+                f"{per_step_count(v.per_step)} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()) + ".")
         lines = comm.collective_text(ks, rep.summary.link or None) + comm.what_if_text(rep.summary, kind)
         if lines:
             out += [""] + [f"- {x}" for x in lines]

@@ -6,7 +6,7 @@ from ..analysis import Report
 from ..report import KINDS, KindSummary
 from . import comm
 from .findings import advice, evidence, what
-from .fmt import bound, dur, ms, pct, per_step, rank_list, sol_line, steps_line, trace_line, trunc, trust_line
+from .fmt import bound, dur, ms, pct, per_step_count, rank_list, sol_line, steps_line, trace_line, trunc, trust_line
 from .notes import texts
 
 WIDTH = 100
@@ -62,7 +62,7 @@ def _kind_block(rep: Report, kind: str, ks: KindSummary) -> list[str]:
     for b in rep.buckets:
         label = b + (" (unclassified)" if b == "other" else "")
         w(f"{label:<21}{ms(d.mean_time_ns[b]):>9}{pct(d.bucket_share[b]):>7}{ms(d.mean_exposed_ns[b]):>9}"
-          f"{pct(d.exposed_share[b]):>7}{per_step(d.mean_count[b]):>7}"
+          f"{pct(d.exposed_share[b]):>7}{per_step_count(d.mean_count[b]):>7}"
           f"{'≤ ' + bound(d.speedup_bound_if_removed[b]):>18}{bound(d.speedup_bound_if_removed_p90[b]):>8}")
     w(f"{'overlapped':<21}{'':>16}{ms(d.mean_overlap_ns):>9}{pct(d.overlap_share):>7}")
     w(f"{'idle':<21}{'':>16}{ms(d.mean_idle_ns):>9}{pct(d.idle_share):>7}")
@@ -75,7 +75,7 @@ def _kind_block(rep: Report, kind: str, ks: KindSummary) -> list[str]:
                 f"(p90 {bound(v.speedup_bound_p90)})", WIDTH))
     colls = ks.collectives.by_collective
     if colls:
-        parts = [f"{v.per_step:.0f} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()]
+        parts = [f"{per_step_count(v.per_step)} {c.replace('_', '-')} (mean {dur(v.mean_ns)})" for c, v in colls.items()]
         w(trunc("communication per step: " + ", ".join(parts), WIDTH))
     out.extend(comm.collective_text(ks, rep.summary.link or None))
     out.extend(comm.what_if_text(rep.summary, kind))
@@ -121,7 +121,7 @@ def inside_lines(kind: str, ks: KindSummary) -> list[str]:
     out = _wrap(inside_title(kind, ins), WIDTH, "  ")
     out.append(f"{'module (per step, ms)':<30}{'time':>9}{'share':>8}{'count':>7}{'bound if removed':>18}")
     for m in ins.modules[:MODULE_ROWS]:
-        out.append(trunc(f"{m.name:<30}{ms(m.time_ns):>9}{pct(m.share):>8}{per_step(m.count):>7}"
+        out.append(trunc(f"{m.name:<30}{ms(m.time_ns):>9}{pct(m.share):>8}{per_step_count(m.count):>7}"
                          f"{'≤ ' + bound(m.speedup_bound_if_removed):>18}", WIDTH))
     if len(ins.modules) > MODULE_ROWS:
         out.append(f"  ... {len(ins.modules) - MODULE_ROWS} more modules (--format json)")
@@ -200,7 +200,7 @@ def top_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:
         return []
     out = [f"top kernels per bucket ({kind}, per step):"]
     for r in g.itertuples():
-        out.append(trunc(f"  {r.bucket:<13} {ms(r.total_ns / r.steps):>8} ms {per_step(r.count / r.steps):>5}x  {r.name}", WIDTH))
+        out.append(trunc(f"  {r.bucket:<13} {ms(r.total_ns / r.steps):>8} ms {per_step_count(r.count / r.steps):>5}x  {r.name}", WIDTH))
     return out
 
 
