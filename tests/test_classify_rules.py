@@ -949,7 +949,9 @@ CASES = [
     ("compressor_set_rows_kernel", "elementwise", "data-movement"),
     ("MatrixSetDiagKernel", "elementwise", "data-movement"),
     ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const __half *, T1", "cast", "tensorrt-reformat-cast"),
-    ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const float *, T1", "elementwise", "layout-copy"),
+    ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const float *, T1", "elementwise", "layout-copy"),    # round 44: a MoE reduction named by its top-k is the combine, not a top-k
+    ("moe_reduction_kernel_plain_bf16_topk16_md3584", "elementwise", "reduction"),
+    ("topk_softmax_kernel", "other", "sampling-topk-sort"),
 ]
 
 
