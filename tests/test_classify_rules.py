@@ -951,7 +951,14 @@ CASES = [
     ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const __half *, T1", "cast", "tensorrt-reformat-cast"),
     ("void cuInt8::nhwcTonchw<float, (int)32, (int)32, (int)2>(const float *, T1", "elementwise", "layout-copy"),    # round 44: a MoE reduction named by its top-k is the combine, not a top-k
     ("moe_reduction_kernel_plain_bf16_topk16_md3584", "elementwise", "reduction"),
-    ("topk_softmax_kernel", "other", "sampling-topk-sort"),
+    ("topk_softmax_kernel", "other", "sampling-topk-sort"),    # round 45: Inductor's autotuned mm templates, TVM's dense layers and flatten, a Myelin fusion that
+    # subtracts a mean (a LayerNorm's centring, the name cut before its sqrt)
+    ("triton_mm_4", "linear", "gemm"),
+    ("triton_mm_plus_mm_7", "linear", "gemm"),
+    ("fused_nn_dense_nn_bias_add_nn_relu_kernel0", "linear", "gemm"),
+    ("fused_nn_batch_flatten_kernel0", "elementwise", "layout-copy"),
+    ("__myl_CastMulAddMulCastCastMulCastMeanSubMul...", "norm", "myelin-norm"),
+    ("triton_poi_fused_mm_relu_3", "elementwise", "inductor-pointwise"),
 ]
 
 
