@@ -958,7 +958,20 @@ CASES = [
     ("fused_nn_dense_nn_bias_add_nn_relu_kernel0", "linear", "gemm"),
     ("fused_nn_batch_flatten_kernel0", "elementwise", "layout-copy"),
     ("__myl_CastMulAddMulCastCastMulCastMeanSubMul...", "norm", "myelin-norm"),
-    ("triton_poi_fused_mm_relu_3", "elementwise", "inductor-pointwise"),
+    ("triton_poi_fused_mm_relu_3", "elementwise", "inductor-pointwise"),    # review of rounds 43-45: TensorRT-LLM's indexer key-cache scatter, conversions named cvt, diagonal
+    # reads, TVM's packed dense layers
+    ("indexerKCacheScatterUnifiedKernel", "attention", "kv-cache-write"),
+    ("memra_f16_cvt_kernel", "cast", "convert"),
+    ("cvt_f4x2_f4x4_kernel", "cast", "convert"),
+    ("DiagPartGpuKernel", "elementwise", "data-movement"),
+    ("tvmgen_default_fused_nn_contrib_dense_pack_add", "linear", "tvm-gemm"),
+    # round 46: Gaussian splatting's rasterizer and tile binning (not a tiling copy), its
+    # spherical-harmonics colours, tiny-cuda-nn's hash-grid encoding (an embedding lookup)
+    ("void gsplat::intersect_tile_kernel<float>(bool, unsigned int)", "other", "rasterization"),
+    ("duplicateWithKeys(int, float2 const*)", "other", "rasterization"),
+    ("void gsplat::spherical_harmonics_fwd_kernel<float>(unsigned int)", "elementwise", "arith"),
+    ("void tcnn::kernel_grid<float, 3u, 2u, (tcnn::HashTyp...", "elementwise", "data-movement"),
+    ("tile_kernel", "elementwise", "data-movement"),
 ]
 
 
