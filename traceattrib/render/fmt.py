@@ -11,9 +11,11 @@ def ms(ns: float, digits: int = 3) -> str:
 
 
 def per_step_count(count: float) -> str:
-    """A mean count per step: whole above 1, two significant digits below (a kernel that runs in
-    some steps only reads 0.3, not 0)."""
-    return f"{count:.0f}" if count >= 1 or count == 0 else f"{count:.2g}"
+    """A mean count per step: whole from 1, two significant digits below (a kernel that runs in
+    some steps only reads 0.3, not 0), "<0.01" below that (five characters at most)."""
+    if count >= 1 or count == 0:
+        return f"{count:.0f}"
+    return f"{count:.2g}" if count >= 0.01 else "<0.01"
 
 
 def dur(ns: float) -> str:
