@@ -971,7 +971,11 @@ CASES = [
     ("duplicateWithKeys(int, float2 const*)", "other", "rasterization"),
     ("void gsplat::spherical_harmonics_fwd_kernel<float>(unsigned int)", "elementwise", "arith"),
     ("void tcnn::kernel_grid<float, 3u, 2u, (tcnn::HashTyp...", "elementwise", "data-movement"),
-    ("tile_kernel", "elementwise", "data-movement"),
+    ("tile_kernel", "elementwise", "data-movement"),    # round 47: a kernel that spins on peers' flags then adds, in a GEMM + all-gather namespace, is
+    # pointwise; a GEMM named after spinning stays one
+    ("sglang::gemm_ag::spin_add3_kernel<7168,true,true>", "elementwise", "arith"),
+    ("sglang::gemm_ag::gemm_ag_gemv_kernel<3584,7168,2,2,true>", "linear", "gemm"),
+    ("spin_lock_gemm", "linear", "gemm"),
 ]
 
 
