@@ -128,7 +128,8 @@ def top_kernels_from_kernels(rep: Report, kind: str, top: int = 3) -> list[str]:
     out = [f"top kernels per bucket ({kind}, per step):"]
     for b in rep.buckets:
         for _, r in g[g["bucket"].astype(str) == b].nlargest(top, "sum").iterrows():
-            out.append(text.trunc(f"  {b:<13} {text.ms(r['sum'] / n):>8} ms {r['size'] / n:>5.0f}x  {r['name']}",
+            out.append(text.trunc(f"  {b:<13} {text.ms(r['sum'] / n):>8} ms {text.per_step_count(r['size'] / n):>5}x  "
+                                  f"{r['name']}",
                                   text.WIDTH))
     return out
 
