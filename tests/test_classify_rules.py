@@ -975,7 +975,23 @@ CASES = [
     # pointwise; a GEMM named after spinning stays one
     ("sglang::gemm_ag::spin_add3_kernel<7168,true,true>", "elementwise", "arith"),
     ("sglang::gemm_ag::gemm_ag_gemv_kernel<3584,7168,2,2,true>", "linear", "gemm"),
-    ("spin_lock_gemm", "linear", "gemm"),
+    ("spin_lock_gemm", "linear", "gemm"),    # review of rounds 46-47: conversions named cvt with their types (not a GEMM that converts inside),
+    # colour conversions, spherical harmonics and hash grids of other NeRF codes, tiny-cuda-nn's fused
+    # MLP, bare diagonal kernels, more indexer caches, TVM's weight pre-transform
+    ("cvt_fp8_kernel", "cast", "convert"),
+    ("bench_mxfp8_pv_with_cvt_kernel", "other", "unmatched"),
+    ("cvt_color_to_gray", "elementwise", "arith"),
+    ("kernel_grid_backward_input", "elementwise", "data-movement"),
+    ("indexerKCacheGatherUnifiedKernel", "attention", "kv-cache-write"),
+    # round 48: a sparse-attention indexer's MQA logits and FlashAttention's backward post-processing
+    # are attention; llama.cpp-style projections named with a quant type GEMMs; FP8 packing a
+    # quantize; a min/max block reduction
+    ("deep_gemm::sm100_paged_mqa_logits", "attention", "attention"),
+    ("BwdPostprocessConvertdQ", "attention", "attention"),
+    ("convert_dq_to_16bits", "cast", "convert"),
+    ("gateup_iq2_d2r_pair_kernel", "linear", "moe-gemm"),
+    ("pack_act_e4m3_rowmajor_warp", "cast", "quantize"),
+    ("get_minmax_block_ker<,...>", "elementwise", "reduction"),
 ]
 
 
