@@ -991,7 +991,9 @@ CASES = [
     ("convert_dq_to_16bits", "cast", "convert"),
     ("gateup_iq2_d2r_pair_kernel", "linear", "moe-gemm"),
     ("pack_act_e4m3_rowmajor_warp", "cast", "quantize"),
-    ("get_minmax_block_ker<,...>", "elementwise", "reduction"),
+    ("get_minmax_block_ker<,...>", "elementwise", "reduction"),    # round 49: llama.cpp forks' flash-attention kernels named after its fattn source, skinny GEMMs
+    ("fattn_per_slot_kv_sm75_stage22b_kernel(...)", "attention", "attention"),
+    ("skinny_nvfp4_qpn2", "linear", "gemm"),
 ]
 
 
