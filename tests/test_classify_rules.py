@@ -993,7 +993,18 @@ CASES = [
     ("pack_act_e4m3_rowmajor_warp", "cast", "quantize"),
     ("get_minmax_block_ker<,...>", "elementwise", "reduction"),    # round 49: llama.cpp forks' flash-attention kernels named after its fattn source, skinny GEMMs
     ("fattn_per_slot_kv_sm75_stage22b_kernel(...)", "attention", "attention"),
-    ("skinny_nvfp4_qpn2", "linear", "gemm"),
+    ("skinny_nvfp4_qpn2", "linear", "gemm"),    # review of rounds 48-49: skinny only as a word or a skinny GEMM, wgmma, attention backward pre/post
+    # processing under other names, MoE projections with a prefix and a quant type, aminmax,
+    # colour conversions, an indexer's rope-and-cache
+    ("compress_vertices_skinny_kernel", "other", "unmatched"),
+    ("conv2d_im2col_wgmma_kernel", "linear", "gemm"),
+    ("FlashBwdPreprocessKernel", "attention", "attention"),
+    ("mlp_gate_up_q4_k_decode", "linear", "moe-gemm"),
+    ("aminmax_kernel_1", "elementwise", "reduction"),
+    ("indexer_qk_rope_quant_and_cache", "attention", "kv-cache-write"),
+    # round 50: cuDNN's filter flip a layout copy, a hybrid expert-parallel sync communication
+    ("void flip_filter<float, float>(T2 *, const T1 *, int, int, int, int)", "elementwise", "layout-copy"),
+    ("hybrid_ep::device_sync_kernel<64>", "communication", "all-to-all"),
 ]
 
 
