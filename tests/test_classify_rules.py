@@ -1004,7 +1004,17 @@ CASES = [
     ("indexer_qk_rope_quant_and_cache", "attention", "kv-cache-write"),
     # round 50: cuDNN's filter flip a layout copy, a hybrid expert-parallel sync communication
     ("void flip_filter<float, float>(T2 *, const T1 *, int, int, int, int)", "elementwise", "layout-copy"),
-    ("hybrid_ep::device_sync_kernel<64>", "communication", "all-to-all"),
+    ("hybrid_ep::device_sync_kernel<64>", "communication", "all-to-all"),    # review of round 50: a hybrid expert-parallel runtime's local scan is routing, a spin flip Monte
+    # Carlo; colour conversions in every direction are pointwise
+    ("hybrid_ep::scan", "other", "sampling-topk-sort"),
+    ("ea_spin_flip_kernel", "other", "unmatched"),
+    ("hsv_to_rgb_kernel", "elementwise", "arith"),
+    # round 51: a grouped split-KV decode's first stage and a causal softmax are attention; an
+    # embedding kernel named emb is a lookup
+    ("_tq_grouped_decode_stage1", "attention", "attention"),
+    ("causal_softmax_fp16_kernel", "attention", "attention"),
+    ("vision_softmax_fp16_kernel", "other", "softmax"),
+    ("emb_kernel_cu_pure_fp16_impl", "elementwise", "data-movement"),
 ]
 
 
