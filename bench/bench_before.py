@@ -98,6 +98,7 @@ def main() -> None:
             if a.without_new:
                 trees["without the new analyses"] = (ROOT, ["-c", WITHOUT_NEW])
             got: dict[tuple[str, str], list] = {}
+            flags = [] if a.cold_cache else ["--no-cache"]
             loops = []
             for r in range(a.rounds):
                 loops.append(float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
@@ -106,8 +107,7 @@ def main() -> None:
                     for name, (tree, how) in trees.items():
                         env = dict(os.environ, PYTHONPATH=str(tree))
                         with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as cache:
-                            env["TRACEATTRIB_CACHE_DIR"] = cache
-                            flags = [] if a.cold_cache else ["--no-cache"]
+                            env["TRACEATTRIB_CACHE_DIR"] = cache  # empty each run; unused with --no-cache
                             got.setdefault((label, name), []).append(
                                 timed([sys.executable, *how, "report", *flags, str(path)], env))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)

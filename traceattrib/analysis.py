@@ -303,7 +303,7 @@ def _keep_ops(res: RankResult, trace: Trace, st, kc, mc, kstep: np.ndarray, asg,
         n = len(getattr(trace, name))
         layer, module = inside_analysis.of_table(asg, st.ops, kind, n)
         # categoricals as they are: a million names as strings cost about 0.1 s each way
-        graph = pd.Categorical.from_codes(np.zeros(n, np.int8), [attribute.GRAPH_BUCKET])
+        graph = _constant(n, attribute.GRAPH_BUCKET)
         bucket = c["bucket"].array if c is not None else graph
         rule = c["rule"].array if c is not None else graph
         step = kstep if name == "kernels" else _op_step(st, kind, n)
@@ -430,12 +430,12 @@ def _unmatched(trace: Trace, rank: int, regex: str, kc, mc, perm, keep_ops: bool
     if keep_ops:
         for name, c in (("kernels", kc), ("memops", mc), ("graphs", None)):
             n = len(getattr(trace, name))
-            graph = pd.Categorical.from_codes(np.zeros(n, np.int8), [attribute.GRAPH_BUCKET])
+            graph = _constant(n, attribute.GRAPH_BUCKET)
             setattr(res, name, _unsort(pd.DataFrame({
                 "bucket": c["bucket"].array if c is not None else graph,
                 "rule": c["rule"].array if c is not None else graph, "step": np.full(n, -1, np.int64),
                 "layer": np.full(n, inside_analysis.NO_STEP, np.int64),
-                "module": pd.Categorical.from_codes(np.zeros(n, np.int8), [""])}), perm.get(name)))
+                "module": _constant(n, "")}), perm.get(name)))
     return res
 
 
@@ -501,6 +501,11 @@ def _ops_table(tab: pd.DataFrame, name: str, parts, results: list[RankResult], o
                       rule=_scatter(len(tab), [(p, c["rule"].array) for p, c in placed], classify.UNMATCHED),
                       step=step, layer=layer,
                       module=_scatter(len(tab), [(p, c["module"].array) for p, c in placed], ""))
+
+
+def _constant(n: int, value: str) -> pd.Categorical:
+    """n rows of one text, as a categorical of that one category."""
+    return pd.Categorical.from_codes(np.zeros(n, np.int8), [value])
 
 
 def _scatter(n: int, parts: list[tuple[np.ndarray, pd.Categorical]], fill: str) -> pd.Categorical:
