@@ -1,7 +1,7 @@
 """`traceattrib report --no-cache` of this tree against an earlier commit, interleaved on one host.
 
     python bench/make_inputs.py && python bench/bench_before.py [--before 57288fe] [--rounds 8] [--without-new]
-        [--cold-cache]
+        [--cache none|empty|filled] [--load]
 
 The earlier commit is checked out into a temporary worktree; both trees are byte-compiled (as an
 installed package runs); each round runs every input once per tree, in turn, in fresh processes, and
@@ -10,13 +10,19 @@ column runs this tree with the analyses the earlier commit did not have (layers 
 integrity checks, the step kinds' physical measurements) replaced by empty results, patched in as
 their modules load: what the rest of the code costs against the earlier commit. Prints the median
 wall time, CPU time (user + system) and peak RSS per input and tree, and the ratios.
-With --cold-cache each run is a plain `report` into an empty cache directory: a first run as
-users make it, the trace's tables and results written to the cache.
+--cache picks what each run finds: none (`--no-cache`, the default), empty (a plain `report` into
+an empty cache directory: a first run as users make it, the trace's tables and results written to
+the cache) or filled (each tree's cache filled once per input, then two runs per round: the same
+`report` again, which prints the stored text, and `report --format json` with the stored texts
+removed, which reads the per-rank results back, merges and renders: bench_report's cached rows).
+--load times `traceattrib.load(FILE, use_cache=False)` in a fresh process instead (the reader and
+the table model alone, bench_load's measure), imports untimed.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -27,6 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DIR = Path(os.environ.get("TRACEATTRIB_BENCH_DIR", "/tmp/traceattrib-bench"))
 INPUTS = [("nsys SQLite, 1M kernels", "big_nsys.sqlite"), ("torch JSON, 312 MiB", "big_torch.pt.trace.json")]
+# the reader and table model alone: imports untimed, as bench_load does
+LOAD = ("import sys, time, traceattrib, traceattrib.analysis, traceattrib.cache; t0 = time.perf_counter(); "
+        "traceattrib.load(sys.argv[1], use_cache=False); print(time.perf_counter() - t0)")
 LOOP = "import time; t = time.perf_counter(); sum(range(30_000_000)); print(time.perf_counter() - t)"
 
 # run as `python -c WITHOUT_NEW report ...`: the analyses 57288fe did not have, made empty
@@ -65,14 +74,31 @@ main()
 
 
 def timed(cmd: list[str], env: dict) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4."""
+    """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4; the wall time is the one the
+    command prints where it prints one (LOAD: its imports untimed)."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE)
+    out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
+    if cmd[2:3] == [LOAD]:
+        wall = float(out)
     return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 2**20
+
+
+def _runs(a, how: list[str], path: Path, cache: str | None) -> list[tuple[str, list[str], str | None]]:
+    """(row label suffix, command, cache directory or None for an empty one) of one input in one round."""
+    run = [sys.executable, *how]
+    if a.load:
+        return [("", [sys.executable, "-c", LOAD, str(path)], None)]
+    if a.cache == "none":
+        return [("", [*run, "report", "--no-cache", str(path)], None)]
+    if a.cache == "empty":
+        return [("", [*run, "report", str(path)], None)]
+    return [(", stored results", [*run, "report", "--format", "json", str(path)], cache),
+            (", stored text", [*run, "report", str(path)], cache)]
 
 
 def main() -> None:
@@ -80,9 +106,10 @@ def main() -> None:
     ap.add_argument("--before", default="57288fe", help="the earlier commit (default: the code before the typed report)")
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--without-new", action="store_true", help="also this tree without the later analyses")
-    ap.add_argument("--cold-cache", action="store_true",
-                    help="plain `report` into an empty cache directory each run (what a first run does, the "
-                         "cache written) instead of --no-cache")
+    ap.add_argument("--cache", choices=["none", "empty", "filled"], default="none",
+                    help="none: --no-cache; empty: a plain `report` into an empty cache directory each run (a "
+                         "first run, the cache written); filled: the stored text and the stored results")
+    ap.add_argument("--load", action="store_true", help="time traceattrib.load alone (no cache) instead of report")
     a = ap.parse_args()
     files = [(label, DIR / f) for label, f in INPUTS if (DIR / f).exists()]
     if not files:
@@ -95,34 +122,46 @@ def main() -> None:
             for tree in (ROOT, old):
                 subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "traceattrib")], check=True)
             trees = {"this tree": (ROOT, ["-m", "traceattrib"]), a.before: (old, ["-m", "traceattrib"])}
-            if a.without_new:
+            if a.without_new and not a.load:
                 trees["without the new analyses"] = (ROOT, ["-c", WITHOUT_NEW])
             got: dict[tuple[str, str], list] = {}
-            flags = [] if a.cold_cache else ["--no-cache"]
             loops = []
+            filled = {}  # (input, tree) -> its cache directory, filled once
+            if a.cache == "filled":
+                for label, path in files:
+                    for name, (tree, how) in trees.items():
+                        filled[label, name] = tempfile.mkdtemp(prefix="traceattrib-cache-", dir=tmp)
+                        env = dict(os.environ, PYTHONPATH=str(tree), TRACEATTRIB_CACHE_DIR=filled[label, name])
+                        timed([sys.executable, *how, "report", str(path)], env)
             for r in range(a.rounds):
                 loops.append(float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
                                                   check=True).stdout))
                 for label, path in files:
                     for name, (tree, how) in trees.items():
-                        env = dict(os.environ, PYTHONPATH=str(tree))
-                        with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as cache:
-                            env["TRACEATTRIB_CACHE_DIR"] = cache  # empty each run; unused with --no-cache
-                            got.setdefault((label, name), []).append(
-                                timed([sys.executable, *how, "report", *flags, str(path)], env))
+                        for row, cmd, cache in _runs(a, how, path, filled.get((label, name))):
+                            env = dict(os.environ, PYTHONPATH=str(tree))
+                            if "--format" in cmd:  # the stored texts go: the results are read back
+                                shutil.rmtree(os.path.join(cache, "reports"), ignore_errors=True)
+                            elif cache:  # the text the previous command removed, stored again
+                                timed(cmd, dict(env, TRACEATTRIB_CACHE_DIR=cache))
+                            with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as empty:
+                                env["TRACEATTRIB_CACHE_DIR"] = cache or empty  # unused with --no-cache
+                                got.setdefault((f"{label}{row}", name), []).append(timed(cmd, env))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    print(f"{a.rounds} interleaved rounds ({'into an empty cache' if a.cold_cache else '--no-cache'}); loop {min(loops):.2f}-{max(loops):.2f} s")
-    print(f"{'input':26s} {'tree':26s} {'wall (median, range)':>24s} {'CPU':>7s} {'peak':>9s} {'vs before':>9s}")
-    for label, _ in files:
+    how = "traceattrib.load, no cache" if a.load else {"none": "--no-cache", "empty": "into an empty cache",
+                                                        "filled": "from a filled cache"}[a.cache]
+    print(f"{a.rounds} interleaved rounds ({how}); loop {min(loops):.2f}-{max(loops):.2f} s")
+    print(f"{'input':38s} {'tree':26s} {'wall (median, range)':>24s} {'CPU':>7s} {'peak':>9s} {'vs before':>9s}")
+    for label in dict.fromkeys(k[0] for k in got):
         base = statistics.median(x[0] for x in got[(label, a.before)])
         for name in trees:
             runs = got[(label, name)]
             w = sorted(x[0] for x in runs)
             med = statistics.median(w)
-            print(f"{label:26s} {name:26s} {med:6.2f} s ({w[0]:.2f}-{w[-1]:.2f}) "
+            print(f"{label:38s} {name:26s} {med:6.2f} s ({w[0]:.2f}-{w[-1]:.2f}) "
                   f"{statistics.median(x[1] for x in runs):6.2f}s {statistics.median(x[2] for x in runs):6.2f} GiB "
                   f"{100 * (med / base - 1):+8.0f}%")
 

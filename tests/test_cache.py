@@ -27,6 +27,30 @@ def test_second_load_hits_cache_and_is_identical(tmp_path):
     assert len(os.listdir(d)) == 1
 
 
+def test_cache_parquet_is_written_for_reading_back(tmp_path):
+    """A cache entry's Parquet: LZ4, no statistics, dictionaries on the categorical columns only;
+    the same tables written for other tools (`export`) keep pyarrow's defaults."""
+    import pyarrow.parquet as pq
+
+    src = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)
+    d = tmp_path / "cache"
+    t = cache.load(str(src), cache_dir=str(d))
+    (entry,) = [p for p in d.iterdir() if (p / "meta.json").exists()]
+    cache.write_tables(t, str(tmp_path / "export"))
+    for kind, folder in (("cache", entry), ("export", tmp_path / "export")):
+        col = {c.path_in_schema: c for c in
+               (pq.ParquetFile(folder / "kernels.parquet").metadata.row_group(0).column(i)
+                for i in range(len(t.kernels.columns)))}
+        name, start = col["name"], col["start_ns"]
+        assert "RLE_DICTIONARY" in str(name.encodings) or "PLAIN_DICTIONARY" in str(name.encodings), kind
+        if kind == "cache":
+            assert (name.compression, start.compression) == ("LZ4", "LZ4")
+            assert not start.is_stats_set and not any("DICTIONARY" in e for e in start.encodings)
+        else:
+            assert start.compression == "SNAPPY" and start.is_stats_set
+
+
 def test_changed_file_invalidates(tmp_path):
     src = tmp_path / "t.sqlite"
     shutil.copy(FIXTURES / "llama_graph_nsys.sqlite", src)

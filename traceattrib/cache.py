@@ -70,13 +70,27 @@ def damaged(path: str) -> str:
     return f"cache entry {path} is not what traceattrib writes (damaged, or written by someone else): ignored and rebuilt"
 
 
-def write_tables(trace: Trace, directory: str) -> None:
-    """Write every table as `<name>.parquet` plus `meta.json` into `directory`."""
+def write_tables(trace: Trace, directory: str, for_cache: bool = False) -> None:
+    """Write every table as `<name>.parquet` plus `meta.json` into `directory`. for_cache: written
+    for this program to read back whole (the cache's entries), not for other tools (`export`)."""
     os.makedirs(directory, exist_ok=True)
     for name, table in trace.tables().items():
-        table.to_parquet(os.path.join(directory, f"{name}.parquet"), index=False)
+        table.to_parquet(os.path.join(directory, f"{name}.parquet"), index=False,
+                         **(_cache_parquet(table) if for_cache else {}))
     with open(os.path.join(directory, "meta.json"), "w") as f:
         json.dump(trace.meta, f, indent=1, default=_json_default)
+
+
+def _cache_parquet(table) -> dict:
+    """Parquet options of a cache entry: dictionaries for the categorical columns only (times and ids
+    repeat little: pyarrow's attempt at a dictionary for each integer column is mostly wasted),
+    LZ4 (decodes faster than Snappy at the same size) and no column statistics (nothing filters
+    these files on read). On a million-kernel export: 0.52 -> 0.28 s of CPU to write, 0.29 -> 0.16
+    s to read back, 47.9 -> 46.0 MB."""
+    import pandas as pd
+
+    return {"compression": "lz4", "write_statistics": False,
+            "use_dictionary": [c for c, t in table.dtypes.items() if isinstance(t, pd.CategoricalDtype)]}
 
 
 def has_tables(path: str, cache_dir: str | None = None) -> bool:
@@ -257,7 +271,7 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
 def _store(t: Trace, st: store.Store, entry: str) -> None:
     """Write `t`'s tables as cache entry `entry`, best effort: a read-only or full cache
     directory, or tables Parquet cannot hold, only cost speed."""
-    if store.write_dir(st.root, entry, lambda tmp: write_tables(t, tmp), _cache_errors(), st.shared):
+    if store.write_dir(st.root, entry, lambda tmp: write_tables(t, tmp, for_cache=True), _cache_errors(), st.shared):
         prune(st.root, keep=entry)
 
 
