@@ -1004,7 +1004,8 @@ CASES = [
     ("indexer_qk_rope_quant_and_cache", "attention", "kv-cache-write"),
     # round 50: cuDNN's filter flip a layout copy, a hybrid expert-parallel sync communication
     ("void flip_filter<float, float>(T2 *, const T1 *, int, int, int, int)", "elementwise", "layout-copy"),
-    ("hybrid_ep::device_sync_kernel<64>", "communication", "all-to-all"),    # review of round 50: a hybrid expert-parallel runtime's local scan is routing, a spin flip Monte
+    ("hybrid_ep::device_sync_kernel<64>", "communication", "all-to-all"),
+    # review of round 50: a hybrid expert-parallel runtime's local scan is routing, a spin flip Monte
     # Carlo; colour conversions in every direction are pointwise
     ("hybrid_ep::scan", "other", "sampling-topk-sort"),
     ("ea_spin_flip_kernel", "other", "unmatched"),
@@ -1015,6 +1016,19 @@ CASES = [
     ("causal_softmax_fp16_kernel", "attention", "attention"),
     ("vision_softmax_fp16_kernel", "other", "softmax"),
     ("emb_kernel_cu_pure_fp16_impl", "elementwise", "data-movement"),
+    # round 53: a video engine's FlashAttention kernels (`fa_<variant>_fwd`, `flash_mma_fwd`); a flash
+    # kernel or `fa_` kernel named after another job keeps it
+    ("fa_dc100_fwd_d128", "attention", "attention"),
+    ("fa3_fwd_kernel", "attention", "attention"),
+    ("flash_mma_fwd2_d64", "attention", "attention"),
+    ("fa_rope_fwd", "elementwise", "rope"),
+    ("flash_rope_fwd", "elementwise", "rope"),
+    ("flash_cross_entropy_fwd", "other", "loss"),
+    ("flash_rmsnorm_fwd_kernel", "norm", "norm"),
+    ("facet_fwd", "other", "unmatched"),
+    # round 52: the THC-era NLL criterion kernels are a loss
+    ("void cunn_ClassNLLCriterion_updateOutput_kernel<float, float>(float*, float*, float*, __int64*, float*, int, "
+     "int, int, int, __int64)", "other", "loss"),
 ]
 
 
