@@ -1026,6 +1026,22 @@ CASES = [
     ("flash_cross_entropy_fwd", "other", "loss"),
     ("flash_rmsnorm_fwd_kernel", "norm", "norm"),
     ("facet_fwd", "other", "unmatched"),
+    # round 56: MIGraphX names a kernel after the ops it fuses: its MLIR GEMM fusions are linear (a
+    # dot, softmax, dot fusion attention), its pointwise fusions elementwise, its convert alone a
+    # cast, its literal copies memory; ONNX Runtime spells upsample "Upample"
+    ("gpu::code_object::mlir_dot_add_mul_erf_add_mul", "linear", "gemm"),
+    ("gpu::code_object::mlir_transpose_reshape_dot_add", "linear", "gemm"),
+    ("gpu::code_object::mlir_dot_softmax_dot", "attention", "attention"),
+    ("gpu::code_object::mul_neg_exp_add_div_mul_kernel", "elementwise", "migraphx-pointwise"),
+    ("gpu::code_object::convert_kernel", "cast", "migraphx-convert"),
+    ("gpu::code_object::mul_convert_kernel", "elementwise", "migraphx-pointwise"),
+    ("gpu::code_object::add_layernorm_mul_kernel", "norm", "norm"),
+    ("gpu::code_object::softmax_kernel", "other", "softmax"),
+    ("hip::hip_copy_literal", "memory", "migraphx-copy"),
+    ("hip::hip_allocate_memory", "other", "unmatched"),
+    ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
+     "elementwise", "layout-copy"),
+    ("sample_kernel", "other", "unmatched"),
     # round 54: a fused MoE GEMM whose kernel class the profiler cut ("Fused_Moe_Kern...")
     ("void fused_moe::run_global<fused_moe::Fused_Moe_Kern...", "linear", "gemm"),
     ("moe_align_block_size_kernel", "other", "moe-routing"),
