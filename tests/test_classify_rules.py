@@ -1042,6 +1042,17 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # review of rounds 52-56: MIGraphX's softmax written out as its steps is a softmax; a quantized
+    # MLIR dot fusion stays a GEMM; a copy with its template argument; the criterion kernels of
+    # cunn's ports; FlashAttention qualifiers that repeat
+    ("gpu::code_object::mul_reduce_max_sub_exp_reduce_sum_div_kernel", "other", "migraphx-softmax"),
+    ("gpu::code_object::reduce_sum_kernel", "elementwise", "reduction"),
+    ("gpu::code_object::mlir_quant_dot_dequantizelinear_add", "linear", "gemm"),
+    ("gpu::code_object::dequantizelinear_kernel", "cast", "quantize"),
+    ("hip::hip_copy_literal<float_type()>", "memory", "migraphx-copy"),
+    ("gpunn_MSECriterion_updateOutput_kernel", "other", "loss"),
+    ("stop_words_criterion_kernel", "other", "unmatched"),
+    ("flash_prefill_varlen_fwd", "attention", "attention"),
     # round 54: a fused MoE GEMM whose kernel class the profiler cut ("Fused_Moe_Kern...")
     ("void fused_moe::run_global<fused_moe::Fused_Moe_Kern...", "linear", "gemm"),
     ("moe_align_block_size_kernel", "other", "moe-routing"),
