@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,9 +75,9 @@ main()
 '''
 
 
-def timed(cmd: list[str], env: dict) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4; the wall time is the one the
-    command prints where it prints one (LOAD: its imports untimed)."""
+def timed(cmd: list[str], env: dict, inner: bool = False) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4; inner: the wall time is the one
+    the command prints (LOAD: its imports untimed)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE)
     out = p.stdout.read()
@@ -83,22 +85,36 @@ def timed(cmd: list[str], env: dict) -> tuple[float, float, float]:
     wall = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
-    if cmd[2:3] == [LOAD]:
-        wall = float(out)
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 2**20
+    return (float(out) if inner else wall), ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 2**20
 
 
-def _runs(a, how: list[str], path: Path, cache: str | None) -> list[tuple[str, list[str], str | None]]:
-    """(row label suffix, command, cache directory or None for an empty one) of one input in one round."""
+@dataclass
+class Run:
+    """One timed command of a round: its row label suffix, the command, the cache directory it finds
+    (None: an empty one), and what is done untimed before it, given its environment."""
+
+    row: str
+    cmd: list[str]
+    cache: str | None = None
+    prepare: Callable[[dict], object] | None = None
+    inner: bool = False
+
+
+def _runs(a, how: list[str], path: Path, cache: str | None) -> list[Run]:
+    """The timed commands of one input and tree in one round."""
     run = [sys.executable, *how]
     if a.load:
-        return [("", [sys.executable, "-c", LOAD, str(path)], None)]
+        return [Run("", [sys.executable, "-c", LOAD, str(path)], inner=True)]
     if a.cache == "none":
-        return [("", [*run, "report", "--no-cache", str(path)], None)]
+        return [Run("", [*run, "report", "--no-cache", str(path)])]
+    text = [*run, "report", str(path)]
     if a.cache == "empty":
-        return [("", [*run, "report", str(path)], None)]
-    return [(", stored results", [*run, "report", "--format", "json", str(path)], cache),
-            (", stored text", [*run, "report", str(path)], cache)]
+        return [Run("", text)]
+    # the stored texts go before the first, so that it reads the per-rank results back; the
+    # second finds its text stored again
+    return [Run(", stored results", [*run, "report", "--format", "json", str(path)], cache,
+                lambda env: shutil.rmtree(os.path.join(cache, "reports"), ignore_errors=True)),
+            Run(", stored text", text, cache, lambda env: timed(text, env))]
 
 
 def main() -> None:
@@ -138,15 +154,14 @@ def main() -> None:
                                                   check=True).stdout))
                 for label, path in files:
                     for name, (tree, how) in trees.items():
-                        for row, cmd, cache in _runs(a, how, path, filled.get((label, name))):
-                            env = dict(os.environ, PYTHONPATH=str(tree))
-                            if "--format" in cmd:  # the stored texts go: the results are read back
-                                shutil.rmtree(os.path.join(cache, "reports"), ignore_errors=True)
-                            elif cache:  # the text the previous command removed, stored again
-                                timed(cmd, dict(env, TRACEATTRIB_CACHE_DIR=cache))
+                        for run in _runs(a, how, path, filled.get((label, name))):
                             with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as empty:
-                                env["TRACEATTRIB_CACHE_DIR"] = cache or empty  # unused with --no-cache
-                                got.setdefault((f"{label}{row}", name), []).append(timed(cmd, env))
+                                # (the empty one is unused with --no-cache)
+                                env = dict(os.environ, PYTHONPATH=str(tree), TRACEATTRIB_CACHE_DIR=run.cache or empty)
+                                if run.prepare:
+                                    run.prepare(env)
+                                got.setdefault((f"{label}{run.row}", name), []).append(
+                                    timed(run.cmd, env, run.inner))
                 print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], check=False,
