@@ -1042,6 +1042,12 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 60: a KV-cache insert named in CamelCase with the q-norm and rope it fuses on the way in
+    ("void vllm::minimax_m3_fused_ops::fusedMiniMaxM3QNormRopeKVInsertKernel<c10::BFloat16, __hip_bfloat16>",
+     "attention", "kv-cache-write"),
+    ("fused_qk_norm_KVInsertKernel", "attention", "kv-cache-write"),
+    ("fusedQNormRopeKernel", "elementwise", "rope"),
+    ("heap_insert_kernel", "other", "unmatched"),
     # review of rounds 52-56: MIGraphX's softmax written out as its steps is a softmax; a quantized
     # MLIR dot fusion stays a GEMM; a copy with its template argument; the criterion kernels of
     # cunn's ports; FlashAttention qualifiers that repeat
