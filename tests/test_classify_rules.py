@@ -1042,6 +1042,15 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 61: TensorRT-LLM's MLA rope kernel assigns K into the cache on the way
+    ("applyMLARopeAndAssignQKVKernelGeneration", "attention", "kv-cache-write"),
+    # round 62: BLAS-1 a*x+b*y kernels are arithmetic; dropout fused after an activation goes by the
+    # activation, dropout fused with an add stays RNG
+    ("axpbyz", "elementwise", "arith"),
+    ("daxpy_kernel", "elementwise", "arith"),
+    ("taxpayer_kernel", "other", "unmatched"),
+    ("bias_gelu_dropout_residual_fwd", "elementwise", "activation"),
+    ("bias_dropout_add_fused_train", "other", "rng"),
     # round 60: a KV-cache insert named in CamelCase with the q-norm and rope it fuses on the way in
     ("void vllm::minimax_m3_fused_ops::fusedMiniMaxM3QNormRopeKVInsertKernel<c10::BFloat16, __hip_bfloat16>",
      "attention", "kv-cache-write"),
