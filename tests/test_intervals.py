@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceattrib.intervals import nest_order, nesting_depth, pack_keys
+from traceattrib.intervals import nest_order, nesting_depth, pack_keys, running_max
 
 I64 = np.iinfo(np.int64)
 # small times make ties likely; the extremes force the ranks fallback (groups cannot be shifted apart)
@@ -176,3 +176,17 @@ def test_group_time_order_is_lexsort(rows, time_ordered):
     e = s + np.array([r[2] for r in rows], np.int64)
     assert in_time_order(s, e) == (np.lexsort((e, s)) == np.arange(s.size)).all()
     np.testing.assert_array_equal(group_time_order(g, s, e), np.lexsort((e, s, g)))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
+@given(sizes=st.lists(st.integers(1, 6), min_size=1, max_size=8),
+       data=st.data(), huge=st.booleans())
+def test_running_max_is_a_running_max_per_group(sizes, data, huge):
+    """running_max against np.maximum.accumulate over each group alone, with values that fit the
+    one-pass lift and values that do not (then pandas' grouped cummax)."""
+    bound = 2 ** 61 if huge else 1000
+    x = np.array(data.draw(st.lists(st.integers(-bound, bound), min_size=sum(sizes), max_size=sum(sizes))),
+                 np.int64)
+    group = np.repeat(np.arange(len(sizes)), sizes)
+    want = np.concatenate([np.maximum.accumulate(x[group == g]) for g in range(len(sizes))])
+    np.testing.assert_array_equal(running_max(x, group), want)

@@ -23,7 +23,7 @@ from msgspec import UNSET
 
 from . import collectives
 from .classify import BUCKETS
-from .intervals import group_sums
+from .intervals import group_sums, running_max
 from .notes import Note, note
 from .report import AllReduceCheck, Collectives, CollectiveSummary, KindAttribution, WhatIf
 from .stats import p90, ratio_bound
@@ -208,31 +208,30 @@ class _Segments:
 def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
            nb: int) -> tuple[np.ndarray, np.ndarray]:
     """bucket_unions' time and exposed time (nsteps x nb, ns) of intervals sorted by start, e >= s:
-    each bucket's union as disjoint segments (one pass over its own rows, so all buckets together
-    cost one pass over the intervals), then one sorted sweep over every segment's bounds counts the
-    buckets running (in place of a pass over all intervals per bucket for its union and another
-    for the union of the others)."""
-    time = np.zeros((nsteps, nb), np.int64)
-    # the steps present and where each begins: per-step sums are differences of running sums
-    # sampled at those starts (steps follow each other in time)
+    each bucket's union as disjoint segments (all buckets in one pass over the intervals, whatever
+    their number), then one sorted sweep over every segment's bounds counts the buckets running (in
+    place of a pass over all intervals per bucket for its union and another for the union of the
+    others)."""
+    # every bucket's union as disjoint segments in one pass: rows by bucket (stable: in time order
+    # within each), a running reach per bucket; a segment lies in one step (steps lie apart)
+    o = np.argsort(b, kind="stable")
+    sb, eb, bb = s[o], e[o], b[o]
+    new = np.r_[True, bb[1:] != bb[:-1]]
+    reach = running_max(eb, np.cumsum(new) - 1)
+    first = np.flatnonzero(new | np.r_[True, sb[1:] > reach[:-1]])
+    ss, se, sj = sb[first], reach[np.r_[first[1:] - 1, sb.size - 1]], bb[first].astype(np.int64)
+    time = group_sums(step[o][first].astype(np.int64) * nb + sj, se - ss, nsteps * nb).reshape(nsteps, nb)
+    # the steps present and where each begins (steps follow each other in time)
     head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
     present, step_start = step[head], s[head]
-    ev_t, ev_v = [], []
-    for j in np.flatnonzero(np.bincount(b, minlength=nb)):
-        i = np.flatnonzero(b == j)
-        sj = s[i]
-        reach = np.maximum.accumulate(e[i])
-        first = np.flatnonzero(np.r_[True, sj[1:] > reach[:-1]])
-        ss, se = sj[first], reach[np.r_[first[1:] - 1, i.size - 1]]
-        time[present, j] = _sums_from(se - ss, np.searchsorted(ss, step_start))
-        # its bounds in time order, start and end alternating; each running bucket adds nb + j
-        # to a running sum, so exactly one bucket runs where the sum is in [nb, 2 nb)
-        ev_t.append(np.column_stack((ss, se)).ravel())
-        ev_v.append(np.tile(np.array([nb + j, -(nb + j)], np.int64), ss.size))
-    t = np.concatenate(ev_t)
+    # the segments' bounds, bucket by bucket and in time order within one, start and end
+    # alternating; each running bucket adds nb + j to a running sum, so exactly one bucket runs
+    # where the sum is in [nb, 2 nb)
+    t = np.column_stack((ss, se)).ravel()
+    ev_v = np.column_stack((nb + sj, -(nb + sj))).ravel()
     o = np.argsort(t, kind="stable")  # (bounds at one instant cut no time: any order among them would do)
     t = t[o]
-    run = np.cumsum(np.concatenate(ev_v)[o])[:-1]  # the sum on [t[i], t[i+1])
+    run = np.cumsum(ev_v[o])[:-1]  # the sum on [t[i], t[i+1])
     one = np.flatnonzero((run >= nb) & (run < 2 * nb))
     piece_step = np.repeat(present, np.diff(np.r_[np.searchsorted(t, step_start), t.size]))
     exposed = group_sums(piece_step[one] * nb + (run[one] - nb), t[one + 1] - t[one], nsteps * nb)

@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import vocab
 from .gpuops import in_graph
-from .intervals import group_time_order, pack_keys
+from .intervals import group_time_order, pack_keys, running_max
 from .model import Trace
 from .notes import Note, note
 from .report import AffectedStep, Integrity, IntegrityCheck
@@ -147,13 +147,7 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
 def _earlier_max(x: np.ndarray, group: np.ndarray) -> np.ndarray:
     """Per row, the largest x among the rows before it in its group (rows in group order; the
     first row of a group gets its own x, which the caller ignores)."""
-    lo, span = int(x.min()), int(x.max()) - int(x.min()) + 1
-    if (int(group[-1]) + 1) * span < 2 ** 62:  # each group lifted above every earlier one: one running max
-        lift = group.astype(np.int64) * span
-        run = np.maximum.accumulate(x - lo + lift) - lift + lo
-    else:
-        run = pd.Series(x).groupby(group).cummax().to_numpy(np.int64)
-    return np.r_[x[:1], run[:-1]]
+    return np.r_[x[:1], running_max(x, group)[:-1]]
 
 
 def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:

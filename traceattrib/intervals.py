@@ -1,5 +1,5 @@
 """Vectorized helpers over int64 nanosecond intervals: sorted unique points, nesting depth,
-exact per-group sums, and one int64 key per tuple of integer columns (for joins)."""
+exact per-group sums and running maxima, and one int64 key per tuple of integer columns (for joins)."""
 from __future__ import annotations
 
 import numpy as np
@@ -77,6 +77,20 @@ def group_sums(group: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
     else:
         np.add.at(out, group, v)
     return out
+
+
+def running_max(x: np.ndarray, group: np.ndarray) -> np.ndarray:
+    """Per row, the largest int64 x among the rows of its group up to and including it: what
+    np.maximum.accumulate gives run over each group alone. Rows in group order, groups numbered
+    0, 1, ... ascending (group[-1] + 1 groups)."""
+    x = np.asarray(x, np.int64)
+    if not x.size:
+        return x.copy()
+    lo, span = int(x.min()), int(x.max()) - int(x.min()) + 1
+    if (int(group[-1]) + 1) * span < 2 ** 62:  # each group lifted above every earlier one: one running max
+        lift = np.asarray(group, np.int64) * span
+        return np.maximum.accumulate(x - lo + lift) - lift + lo
+    return pd.Series(x).groupby(np.asarray(group)).cummax().to_numpy(np.int64)
 
 
 def nest_order(starts: np.ndarray, ends: np.ndarray,
