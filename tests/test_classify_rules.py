@@ -1042,6 +1042,13 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 64: cuBLAS's GEMMs named by architecture and type, cut after the type by a script;
+    # llama.cpp's Metal matrix-vector and matrix-matrix kernels
+    ("ampere_bf16", "linear", "gemm"),
+    ("volta_fp16_s884cudnn_fp16_256x64_ldg8_relu_f2f_exp_small_nhwc2nchw_tn_v1", "linear", "convolution"),
+    ("kernel_mul_mv_q4_K_bf16", "linear", "gemm"),
+    ("kernel_mul_mm_f16_f32", "linear", "gemm"),
+    ("mul_mvs", "elementwise", "arith"),
     # round 61: TensorRT-LLM's MLA rope kernel assigns K into the cache on the way
     ("applyMLARopeAndAssignQKVKernelGeneration", "attention", "kv-cache-write"),
     # round 62: BLAS-1 a*x+b*y kernels are arithmetic; dropout fused after an activation goes by the
