@@ -1042,6 +1042,9 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 66: CUTLASS 2's kernel entry cut before its template arguments is a GEMM
+    ("cutlass::Kernel2", "linear", "gemm"),
+    ("cutlass::KernelFoo", "other", "unmatched"),
     # round 64: cuBLAS's GEMMs named by architecture and type, cut after the type by a script;
     # llama.cpp's Metal matrix-vector and matrix-matrix kernels
     ("ampere_bf16", "linear", "gemm"),
