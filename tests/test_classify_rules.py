@@ -1042,8 +1042,23 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # rounds 67-68: TensorRT-LLM's MoE activation and stride set-up beside its CUTLASS GEMMs are no
+    # GEMMs; cuDNN's own CUTLASS copy is; a bare device_kernel could be any CUTLASS-based kernel
+    ("void tensorrt_llm::kernels::cutlass_kernels::doActivationKernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, "
+     "tensorrt_llm::kernels::cutlass_kernels::GLUAdaptor<cutlass::epilogue::thread::SiLu>, "
+     "(tensorrt_llm::kernels::cutlass_kernels::TmaWarpSpecializedGroupedGemmInput::FpXBlockScalingType)2>(T1 *, "
+     "const T2 *, const float *, const T3 *, bool, const long *, int, long, const float *, bool, unsigned char *, "
+     "tensorrt_llm::kernels::cutlass_kernels::ActivationParams)", "elementwise", "activation"),
+    ("void tensorrt_llm::kernels::cutlass_kernels::computeStridesTmaWarpSpecializedKernel<__nv_bfloat16, "
+     "__nv_bfloat16, __nv_bfloat16, __nv_bfloat16>(const long *, tensorrt_llm::kernels::cutlass_kernels::"
+     "TmaWarpSpecializedGroupedGemmInput, tensorrt_llm::kernels::cutlass_kernels::TmaWarpSpecializedGroupedGemmInput, "
+     "long, long, long, long, long, long, long, const T1 *, const T1 *, const T2 *, const T2 *, const float *, "
+     "const float *, const unsigned char *, const unsigned char *, tensorrt_llm::kernels::cutlass_kernels::"
+     "QuantParams, const T4 *, const T4 *, T3 *, T3 *, const float *, const int *)", "other", "unmatched"),
+    ("void cutlass_cudnn_train::Kernel<cutlass_cudnn_train...", "linear", "cutlass-kernel"),
+    ("cutlass::device_kernel", "other", "unmatched"),
     # round 66: CUTLASS 2's kernel entry cut before its template arguments is a GEMM
-    ("cutlass::Kernel2", "linear", "gemm"),
+    ("cutlass::Kernel2", "linear", "cutlass-kernel"),
     ("cutlass::KernelFoo", "other", "unmatched"),
     # round 64: cuBLAS's GEMMs named by architecture and type, cut after the type by a script;
     # llama.cpp's Metal matrix-vector and matrix-matrix kernels
