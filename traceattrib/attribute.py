@@ -220,7 +220,7 @@ def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps
     reach = running_max(eb, np.cumsum(new) - 1)
     first = np.flatnonzero(new | np.r_[True, sb[1:] > reach[:-1]])
     ss, se, sj = sb[first], reach[np.r_[first[1:] - 1, sb.size - 1]], bb[first].astype(np.int64)
-    time = group_sums(step[o][first].astype(np.int64) * nb + sj, se - ss, nsteps * nb).reshape(nsteps, nb)
+    time = group_sums(step[o[first]].astype(np.int64) * nb + sj, se - ss, nsteps * nb).reshape(nsteps, nb)
     # the steps present and where each begins (steps follow each other in time)
     head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
     present, step_start = step[head], s[head]

@@ -86,6 +86,12 @@ def running_max(x: np.ndarray, group: np.ndarray) -> np.ndarray:
     x = np.asarray(x, np.int64)
     if not x.size:
         return x.copy()
+    run = np.maximum.accumulate(x)
+    h = np.flatnonzero(np.diff(group)) + 1  # each group's first row but the first group's
+    # where every group's first value reaches all values before it (steps that follow each other in
+    # time), the running max over all rows is the one within each group
+    if (x[h] >= run[h - 1]).all():
+        return run
     lo, span = int(x.min()), int(x.max()) - int(x.min()) + 1
     if (int(group[-1]) + 1) * span < 2 ** 62:  # each group lifted above every earlier one: one running max
         lift = np.asarray(group, np.int64) * span

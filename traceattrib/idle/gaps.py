@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..intervals import running_max
 from .codes import INF
 
 
@@ -45,7 +46,7 @@ def find(ops: pd.DataFrame, table: pd.DataFrame, lrow: np.ndarray, l_end: np.nda
     else:  # (gpuops.gpu_ops sorts ops by start: no sort and no copies)
         step, lr = step_all, lrow
     head = np.r_[True, step[1:] != step[:-1]]
-    run_end = group_cummax(e, head)
+    run_end = running_max(e, np.cumsum(head) - 1)
     prev = np.r_[np.int64(-1), run_end[:-1]]
     # a step's span may open before its first op (the GPU waited for the host to start it):
     # that leading gap ends at the first op too
@@ -74,17 +75,6 @@ def in_gap_order(step: np.ndarray, s: np.ndarray, le: np.ndarray) -> bool:
     with equal keys stay as they are)."""
     same_step, same_s = step[1:] == step[:-1], s[1:] == s[:-1]
     return bool(((step[1:] > step[:-1]) | (same_step & ((s[1:] > s[:-1]) | (same_s & (le[1:] <= le[:-1]))))).all())
-
-
-def group_cummax(x: np.ndarray, head: np.ndarray) -> np.ndarray:
-    """Running max of x within groups of consecutive rows, each starting where head is True."""
-    run = np.maximum.accumulate(x) if x.size else x
-    h = np.flatnonzero(head)[1:]
-    # where every group's first value reaches all values before it (steps that follow each other
-    # in time), the running max over all rows is the one within each group
-    if (x[h] >= run[h - 1]).all():
-        return run
-    return pd.Series(x).groupby(np.cumsum(head)).cummax().to_numpy(np.int64)
 
 
 def main_thread(step: np.ndarray, lr: np.ndarray, tcode: np.ndarray, nsteps: int) -> np.ndarray:

@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 
 from .. import __version__, idle
 from ..analysis import Report
+from ..intervals import running_max
 from ..layers import NO_STEP
 from .jsonout import step_list, trace_info
 from .text import IDLE_LABEL as IDLE_WORDS
@@ -171,7 +172,7 @@ def lanes(key: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarr
         o = todo[np.lexsort((-end[todo], start[todo], key[todo]))]
         g, s, e = key[o], start[o], end[o]
         head = np.r_[True, g[1:] != g[:-1]]
-        run = pd.Series(e).groupby(np.cumsum(head)).cummax().to_numpy()
+        run = running_max(e, np.cumsum(head) - 1)
         prev = np.r_[np.int64(0), run[:-1]]
         take = head | (s >= prev)
         lane[o[take]] = k
