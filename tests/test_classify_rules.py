@@ -1042,6 +1042,54 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 73: BLAS-3 routines beside a factorization are GEMM-class, the factorization is not; a
+    # cast inside a matmul's namespace is a cast
+    ("potrfBatch_trsm_lower<...,16>", "linear", "gemm"),
+    ("potrf_syrk_nc_kernel", "linear", "gemm"),
+    ("magmablas_dsyrk_kernel", "linear", "gemm"),
+    ("potrf_kernel", "other", "unmatched"),
+    ("symmetric_kernel", "other", "unmatched"),
+    ("matmul_fp8_v8_detail::cast_bf16_to_fp8_e4m3_kernel(const __nv_bfloat16 *, __nv_fp8_e4m3 *, long)",
+     "cast", "quantize"),
+    ("matmul_fp8_v8_detail::gemm_kernel", "linear", "gemm"),
+    # round 72: cuDNN's persistent RNN kernels run the recurrent matrix products; its pointwise
+    # RNN cells stay elementwise
+    ("void RNN_blockPersist_fp_LSTM<float, float, float, 1...", "linear", "gemm"),
+    ("RNN_blockPersist_bp_GRU", "linear", "gemm"),
+    ("LSTM_elementWise_fp", "elementwise", "torch-elementwise"),
+    # round 71: MLX's binary and unary kernels (<layout>_<Op><dtype>) and its RMS norm; a TVM fusion of
+    # a softmax and the cast after it is the softmax
+    ("vv_Addbfloat16", "elementwise", "arith"),
+    ("g2_Multiplybfloat16", "elementwise", "arith"),
+    ("gn4large_Subtractfloat32", "elementwise", "arith"),
+    ("v_Sigmoidfloat16", "elementwise", "activation"),
+    ("gg2_copybfloat16bfloat16", "elementwise", "data-movement"),
+    ("vv_AddKernel", "other", "unmatched"),
+    ("rmsbfloat16", "norm", "norm"),
+    ("rmspropfloat32", "other", "unmatched"),
+    ("fused_softmax1_cast10", "other", "softmax"),
+    ("fused_cast10", "cast", "convert"),
+    # review of rounds 59-68: KV-cache writes named after the rope (and quantization) they fuse;
+    # llama.cpp's MoE id maps regroup tokens, its mul_mm_id is the GEMM; w/m-prefixed axpy; dropout
+    # named before the activation it fuses
+    ("fusedDeepseekV4QNormRopeKVRopeQuantInsertKernel", "attention", "kv-cache-write"),
+    ("_rope_quant_insert_kernel", "attention", "kv-cache-write"),
+    ("applyMLARopeAppendPagedKVAssignQKernel", "attention", "kv-cache-write"),
+    ("fused_k_indexer_norm_rope_store", "attention", "kv-cache-write"),
+    ("rope_and_cache_k_kernel", "attention", "kv-cache-write"),
+    ("rms_norm_rope_and_cache_mla_grouped_kernel", "attention", "kv-cache-write"),
+    ("_copy_kv_kernel", "attention", "kv-cache-write"),
+    ("copy_kv_blocks_kernel", "elementwise", "data-movement"),
+    ("glm_build_kv_cache_kernel", "attention", "kv-cache-write"),
+    ("loadPagedKVCacheForMLAKernel", "attention", "kv-cache-write"),
+    ("rope_insert_position_kernel", "elementwise", "rope"),
+    ("kernel_mul_mm_id_map0_f16", "other", "moe-routing"),
+    ("kernel_mul_mm_id_q4_K_f32", "linear", "gemm"),
+    ("waxpby_kernel", "elementwise", "arith"),
+    ("magma_dlobpcg_maxpy_kernel", "elementwise", "arith"),
+    ("ls_dropout_act_bias_kernel", "elementwise", "activation"),
+    ("FusedDropoutActBias", "elementwise", "activation"),
+    ("ls_dropout_res_bias_kernel", "other", "rng"),
     # rounds 67-68: TensorRT-LLM's MoE activation and stride set-up beside its CUTLASS GEMMs are no
     # GEMMs; cuDNN's own CUTLASS copy is; a bare device_kernel could be any CUTLASS-based kernel
     ("void tensorrt_llm::kernels::cutlass_kernels::doActivationKernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, "
