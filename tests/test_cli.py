@@ -482,3 +482,29 @@ def test_counts_below_one_per_step_are_not_rounded_to_zero(capsys):
     memory = next(line for line in table if line.startswith("memory "))
     assert re.fullmatch(r"memory +0\.000 +0\.0% +0\.000 +0\.0% +<0\.01 +≤ 1\.00x +1\.00x", memory), memory
     assert re.search(r"other +0\.005 ms 0\.076x  find_most_negative", out)
+
+
+def test_report_text_large_bounds_keep_their_columns(capsys, tmp_path):
+    """Five GEMMs 1 us apart hold all but 4 us of the only step (as in a real trace of five fp16
+    matmuls): the bound if removed is span / idle, 19501x (whole numbers from 1000x), and stays apart
+    from its p90 column."""
+    from tracegen import Event, Timeline, kineto_text
+
+    gemm = "ampere_fp16_s16816gemm_fp16_128x256_ldg8_f2f_stages_64x3_nn"
+    dur_ns, gap_ns = 15_600_000, 1_000
+    ev = []
+    for i in range(5):
+        t = i * (dur_ns + gap_ns)
+        ev += [Event("launch", "cudaLaunchKernel", t - 2_000 if i == 0 else t - 500_000, t - 1_500 if i == 0
+                     else t - 499_000, corr=i + 1),
+               Event("kernel", gemm, t, t + dur_ns, corr=i + 1)]
+    src = tmp_path / "five_gemms.pt.trace.json"
+    src.write_text(kineto_text(Timeline(ev, header={}), base_us=1_000))
+    rc, out, _ = run(capsys, "report", "--no-cache", str(src))
+    assert rc == 0, out
+    row = next(line for line in out.splitlines() if line.startswith("linear "))
+    span_ns, idle_ns = 5 * dur_ns + 4 * gap_ns, 4 * gap_ns
+    want = f"{span_ns / idle_ns:.0f}x"
+    assert want == "19501x"
+    assert row.split()[-3:] == ["≤", want, want], row
+    assert "exposed linear kernels: ≤ " + want in out

@@ -36,9 +36,14 @@ def pct(x: float, digits: int = 1) -> str:
 
 
 def bound(x: float) -> str:
+    """A speed-up bound: 1.23x; whole numbers from 1000x (a bucket that holds nearly the whole span
+    has a bound of thousands), from 100000x a power of ten: at most 7 characters, as table columns
+    need."""
     if x is None or math.isinf(x) or math.isnan(x):
         return "n/a"
-    return f"{x:.2f}x"
+    if round(x, 2) < 1000:
+        return f"{x:.2f}x"
+    return f"{x:.0f}x" if round(x) < 1e5 else f"{x:.0e}x"
 
 
 def human_bytes(b: float) -> str:
