@@ -1042,6 +1042,19 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 77: media kernels of training pipelines: an image's HWC -> CHW copy is a layout copy,
+    # nvJPEG's inverse DCT (its dequantization inside) no dtype conversion, a colour conversion out
+    # of YCbCr to any format and OpenCV cudev's transforms elementwise
+    ("lfs::io::cuda::uint8_hwc_to_uint8_chw_kernel(const unsigned char *, u…", "elementwise", "layout-copy"),
+    ("hwc_kernel", "other", "unmatched"),
+    ("void nvjpeg::dctQuantInvJpegKernelMultiChannel<ushort2, (int)1, (int)…", "other", "unmatched"),
+    ("dequant_kernel", "cast", "quantize"),
+    ("void nvjpeg::ycbcr_to_format_kernel_roi<(nvjpegChromaSubsampling_t)0,…", "elementwise", "arith"),
+    ("ycbcr_format_kernel", "other", "unmatched"),
+    ("void cv::cudev::grid_transform_detail::transformSmart<int=4, unsigned char, unsigned char, unsigned char, "
+     "_GLOBAL__N__47_tmpxft_00005e96_00000000_7_add_weighted_cpp1_ii_71482d89::AddWeightedOp<unsigned char, "
+     "unsigned char, unsigned char, float>, cv::cudev::WithOutMask>(cv::cudev::GlobPtr<unsigned char>, ...)",
+     "elementwise", "arith"),
     # round 73: BLAS-3 routines beside a factorization are GEMM-class, the factorization is not; a
     # cast inside a matmul's namespace is a cast
     ("potrfBatch_trsm_lower<...,16>", "linear", "gemm"),
