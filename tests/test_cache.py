@@ -213,3 +213,28 @@ def test_store_beside_the_analysis_keeps_the_trace_as_read(tmp_path):
     assert cache.has_tables(p, str(tmp_path))
     again = cache.read_file(p, cache_dir=str(tmp_path))
     assert again.meta["cached"] and again.meta.get("world_size") != 3
+
+
+def test_lean_and_whole_reads_keep_entries_of_their_own(tmp_path):
+    """The analyses read an Nsight Systems export lean (without the columns only exports show);
+    `export` after a `report` must not take the report's entry, so each read has its own, while a
+    torch trace, read whole either way, keeps one."""
+    from traceattrib import parallel
+
+    d = str(tmp_path / "cache")
+    src = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_eager_nsys.sqlite", src)
+    p = str(src)
+    parallel.file_task(p, None, None, use_cache=True, cache_dir=d)  # what `report` does
+    assert cache.has_tables(p, d, lean=True) and not cache.has_tables(p, d)
+    whole = cache.read_file(p, cache_dir=d)
+    assert whole.meta["cached"] is False and (whole.kernels["block_x"] > 0).all()
+    lean = cache.read_file(p, cache_dir=d, lean=True)
+    assert lean.meta["cached"] is True and lean.meta["lean"] is True and (lean.kernels["block_x"] == 0).all()
+    assert cache.key(p, lean=True) != cache.key(p) and len(os.listdir(d)) == 2
+
+    t = tmp_path / "t.json.gz"
+    shutil.copy(FIXTURES / "llama_eager_torch.pt.trace.json.gz", t)
+    assert cache.key(str(t), lean=True) == cache.key(str(t))
+    parallel.file_task(str(t), None, None, use_cache=True, cache_dir=d)
+    assert cache.read_file(str(t), cache_dir=d).meta["cached"] is True and len(os.listdir(d)) == 3

@@ -270,3 +270,32 @@ def test_other_adbc_errors_are_no_type_mismatch(tmp_path):
     finally:
         src.close()
     assert not _sqlite._type_mismatch(OSError("[SQLite] database disk image is malformed"))
+
+
+@pytest.mark.parametrize("name", ["llama_eager_nsys", "tp2_eager_nsys"])
+def test_lean_read_leaves_out_only_the_export_columns(name):
+    """A lean read (the analyses') does not read the launch block sizes nor the short names: those
+    columns are 0 and "" (unknown) and the meta says lean; every other table and column is the
+    whole read's."""
+    from traceattrib.ingest import read_file
+    from traceattrib.ingest.nsys_tables import KERNEL_TABLE, start
+    from traceattrib.model import EXPORT_ONLY_KERNEL_COLUMNS, KERNEL_COLUMNS
+
+    path = str(FIXTURES / f"{name}.sqlite")
+    whole, lean = read_file(path), read_file(path, lean=True)
+    assert lean.meta.pop("lean") is True and "lean" not in whole.meta
+    k = lean.kernels
+    assert list(k.columns) == list(KERNEL_COLUMNS)
+    assert (k["block_x"] == 0).all() and (k["block_z"] == 0).all() and set(k["short_name"].astype(str)) == {""}
+    assert (whole.kernels["block_x"] > 0).all() and whole.kernels["short_name"].astype(str).str.len().gt(0).all()
+    rest = [c for c in KERNEL_COLUMNS if c not in EXPORT_ONLY_KERNEL_COLUMNS]
+    pd.testing.assert_frame_equal(k[rest], whole.kernels[rest])
+    for tab in ("memops", "launches", "ranges", "graphs", "cpu_ops"):
+        pd.testing.assert_frame_equal(getattr(lean, tab), getattr(whole, tab))
+    assert lean.meta == whole.meta
+    began = start(path, lean=True)
+    try:
+        read_cols = began.pending[KERNEL_TABLE].names
+    finally:
+        began.close()
+    assert not {"blockX", "blockY", "blockZ", "shortName"} & set(read_cols) and "gridX" in read_cols

@@ -31,7 +31,8 @@ def entries(path) -> list[str]:
     """The results entries of a trace file or of every rank file of a directory."""
     files = rank_files(str(path)) if os.path.isdir(path) else [str(path)]
     root = cache.default_dir()
-    return sorted(e for f in files for e in glob.glob(os.path.join(root, cache.key(f), "results-*.bin")))
+    # beside the tables of a lean read, which the analyses make
+    return sorted(e for f in files for e in glob.glob(os.path.join(root, cache.key(f, lean=True), "results-*.bin")))
 
 
 def drop_outputs() -> int:

@@ -49,16 +49,29 @@ def max_bytes() -> int:
     return store.max_bytes()
 
 
-def key(path: str, process: Process | None = None) -> str:
-    """Cache key of one trace file (or of one process of it, read alone): its absolute path, size
-    and mtime."""
+def key(path: str, process: Process | None = None, lean: bool = False) -> str:
+    """Cache key of one trace file (or of one process of it, read alone; lean: read without the
+    columns only exports show): its absolute path, size and mtime."""
     path = os.path.abspath(path)
     st = os.stat(path)
     h = hashlib.sha1(f"{__version__}/{FORMAT_VERSION}".encode())
     h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     if process is not None:
         h.update(repr(tuple(process)).encode())
+    if lean and _lean_differs(path):
+        h.update(b"\0lean")
     return h.hexdigest()[:24]
+
+
+def _lean_differs(path: str) -> bool:
+    """Whether a lean read of `path` leaves columns out: Nsight Systems exports only (a torch trace
+    is read whole either way, and keeps one entry)."""
+    from .ingest import detect
+
+    try:
+        return detect(path) in ("nsys", "nsys-rep")
+    except TraceError:  # the reader says what is wrong with it
+        return False
 
 
 # meta key of this run's warnings about the cache itself (the reader's own are meta["warnings"])
@@ -93,10 +106,11 @@ def _cache_parquet(table) -> dict:
             "use_dictionary": [c for c, t in table.dtypes.items() if isinstance(t, pd.CategoricalDtype)]}
 
 
-def has_tables(path: str, cache_dir: str | None = None) -> bool:
-    """Whether the cache holds the tables of trace file `path` (False when it cannot be examined)."""
+def has_tables(path: str, cache_dir: str | None = None, lean: bool = False) -> bool:
+    """Whether the cache holds the tables of trace file `path` (read lean or not; False when it
+    cannot be examined)."""
     try:
-        return os.path.isfile(os.path.join(cache_dir or default_dir(), key(path), "meta.json"))
+        return os.path.isfile(os.path.join(cache_dir or default_dir(), key(path, lean=lean), "meta.json"))
     except OSError:
         return False
 
@@ -208,7 +222,7 @@ def _cache_errors() -> tuple[type[BaseException], ...]:
 
 def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
               progress: ProgressFn = noop, started: Started | None = None, deferred: list | None = None,
-              shared: bool | None = None, process: Process | None = None) -> Trace:
+              shared: bool | None = None, process: Process | None = None, lean: bool = False) -> Trace:
     """One trace file through its cache entry (parsed and stored on a miss); meta['cached'] says
     which. A cached read validates like a fresh one: the same file gives the same result or the
     same TraceError with or without the cache, whichever command filled it. started: an export's
@@ -218,18 +232,19 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     see store.Store (default: $TRACEATTRIB_CACHE_SHARED); a cache directory the store refuses is
     not used. What the user should know about the cache (a refused directory, an entry rebuilt)
     goes into meta[WARNINGS], which is never stored. process: one process of an Nsight Systems
-    export (an entry of its own)."""
+    export (an entry of its own). lean: without the columns only exports show (ingest.read_file;
+    an entry of its own)."""
     from .ingest import read_file as parse
 
     st = store.Store.at(cache_dir, shared)
     refused = st.refusal() if use_cache else None
     if not use_cache or refused:
-        t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
+        t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process, lean=lean)
         t.meta = _plain_meta(t.meta)
         if refused:
             t.meta[WARNINGS] = [refused]
         return _validate(t, path, require_gpu)
-    entry = st.path(key(path, process))
+    entry = st.path(key(path, process, lean))
     notes: list[str] = []
     if os.path.lexists(os.path.join(entry, "meta.json")):
         try:
@@ -241,14 +256,14 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
             if require_gpu and not has_gpu_activity(t):
                 # filled by a command that did not need GPU work (`info`): the reader says why
                 # this trace cannot be reported, exactly as without the cache
-                parse(path, require_gpu=True, progress=progress, process=process)
+                parse(path, require_gpu=True, progress=progress, process=process, lean=lean)
             store.touch(entry)
             t.meta["path"] = path
             t.meta["cached"] = True
             return _validate(t, path, require_gpu)
     from .model import Trace
 
-    t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
+    t = parse(path, require_gpu=require_gpu, progress=progress, started=started, process=process, lean=lean)
     t.meta = _plain_meta(t.meta)
     # what is stored is the trace as read: later changes to `t` do not reach a deferred store
     # (the tables are shared copy-on-write, the meta is copied)
@@ -276,16 +291,16 @@ def _store(t: Trace, st: store.Store, entry: str) -> None:
 
 
 def load(path: str, use_cache: bool = True, cache_dir: str | None = None, require_gpu: bool = True,
-         progress: ProgressFn = noop, shared: bool | None = None) -> Trace:
+         progress: ProgressFn = noop, shared: bool | None = None, lean: bool = False) -> Trace:
     """Load a trace file or a directory of rank files, each file through the Parquet cache when
-    allowed; progress(fraction, what) while parsing."""
+    allowed; progress(fraction, what) while parsing; lean: see read_file."""
     from .ingest import read
 
     check_input(path)
     hits: list[bool] = []
 
     def one(f: str, **kw) -> Trace:
-        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, shared=shared, **kw)
+        t = read_file(f, use_cache=use_cache, cache_dir=cache_dir, shared=shared, lean=lean, **kw)
         hits.append(bool(t.meta.get("cached")))
         return t
 
@@ -348,9 +363,9 @@ def clear(root: str) -> int:
 def results_entry(path: str, options: str, cache_dir: str | None = None, process: Process | None = None) -> str:
     """File holding `path`'s (or one process's) per-rank analysis results under `options` (a text
     naming every option that changes them), in the table entry, named by a hash of the options
-    and _code_stamp."""
+    and _code_stamp. (The table entry of a lean read: the analyses read the trace lean.)"""
     h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
-    return os.path.join(cache_dir or default_dir(), key(path, process), f"results-{h}.bin")
+    return os.path.join(cache_dir or default_dir(), key(path, process, lean=True), f"results-{h}.bin")
 
 
 def read_results(entry: str, shared: bool = False, warnings: list[str] | None = None) -> tuple[dict, list] | None:

@@ -27,14 +27,17 @@ OPTIONS = {"steps_regex": "--steps", "model": "--model", "link": "--link", "work
            "scheduler": "--scheduler", "step": "--step"}
 
 
-def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True):
+def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True, lean: bool = True):
+    """The trace at `path` through the cache; lean: without the columns only `export` writes (the
+    read the analyses make, whose cache entry they share)."""
     from .cache import load
     from .progress import Progress
     from .render.safe import clean
 
     # a bar on stderr only when it is a terminal; pipes and files get nothing
     with Progress(f"loading {clean(os.path.basename(path.rstrip('/')) or path)}") as bar:
-        trace = load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar)
+        trace = load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar,
+                     lean=lean)
     _warn(trace.meta)
     return trace
 
@@ -344,11 +347,12 @@ def _start_reads(path: str, no_cache: bool, cache_dir: str | None, workers, sche
 
     try:
         cache.check_input(path)  # never opens a FIFO or a device
-        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir)) or detect(path) != "nsys":
+        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir, lean=True)) or \
+                detect(path) != "nsys":
             return None
         from .ingest.nsys_tables import PIECE_KERNELS, start
 
-        return start(path, split_above=PIECE_KERNELS)
+        return start(path, split_above=PIECE_KERNELS, lean=True)  # as parallel.file_task reads
     except Exception:  # noqa: BLE001 - only a head start: the reader meets the same problem and reports it
         return None
 
@@ -486,7 +490,7 @@ def export(file, outdir, perfetto, steps_regex, rules, no_cache, cache_dir, work
         else:
             from .cache import write_tables
 
-            trace = _load(file, no_cache, cache_dir, require_gpu=False)
+            trace = _load(file, no_cache, cache_dir, require_gpu=False, lean=False)
             write_tables(trace, outdir)
             counts = {n: len(t) for n, t in trace.tables().items()}
     except OSError as e:
@@ -502,7 +506,7 @@ def _export_perfetto(file: str, out: str, steps_regex: str | None, rules: str | 
     from .render import perfetto
     from .render.safe import clean
 
-    rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=_rules(rules))
+    rep = analyze(_load(file, no_cache, cache_dir, lean=False), steps_regex=steps_regex, rules=_rules(rules))
     try:
         counts = perfetto.write(rep, out)
     except OSError as e:

@@ -96,8 +96,9 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
             meta, results = hit
             return dict(meta, path=path, cached=True, results_cached=True), results
     stores: list = []  # the file's tables are written to the cache beside the analysis
+    # lean: the analyses read no column that only the exports show
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
-                        deferred=stores, shared=shared, process=process)
+                        deferred=stores, shared=shared, process=process, lean=True)
     heap.give_back()  # what parsing freed: about a third of the tables' size on a large export
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):

@@ -57,10 +57,11 @@ def rank_files(directory: str) -> list[str]:
 
 
 def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
-              started: Started | None = None, process: Process | None = None) -> Trace:
+              started: Started | None = None, process: Process | None = None, lean: bool = False) -> Trace:
     """Parse one trace file, nsys SQLite or torch.profiler JSON (no cache); started: an export's
     reads `nsys_tables.start(path)` began (nsys.read closes it); process: one process of an
-    Nsight Systems export (nsys.read)."""
+    Nsight Systems export (nsys.read); lean: an export without the kernel columns only the exports
+    show (nsys.read; torch traces carry them at no cost and keep them)."""
     # the readers (msgspec, ADBC, ...) are imported only to parse, each only for its format
     if not os.path.isfile(path):
         raise TraceError(f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file")
@@ -68,10 +69,11 @@ def read_file(path: str, require_gpu: bool = True, progress: ProgressFn = noop,
     if fmt == "nsys-rep":  # exported to SQLite once (cached), then read as any export
         from . import nsys, nsysrep
         with nsysrep.exported(path) as exported:
-            t = nsys.read(exported, require_gpu=require_gpu, progress=progress)
+            t = nsys.read(exported, require_gpu=require_gpu, progress=progress, lean=lean)
     elif fmt == "nsys":
         from . import nsys
-        t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started, process=process)
+        t = nsys.read(path, require_gpu=require_gpu, progress=progress, started=started, process=process,
+                      lean=lean)
     else:
         from . import exported
         if exported.is_export(path):  # traceattrib's own trace-event export (render/perfetto.py)

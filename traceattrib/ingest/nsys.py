@@ -228,7 +228,7 @@ def _valid(r: _Reader, table: str, pending, required: tuple[str, ...] = ()) -> C
 
 
 def read(path: str, require_gpu: bool = True, progress=None, started: Started | None = None,
-         process: Process | None = None) -> Trace:
+         process: Process | None = None, lean: bool = False) -> Trace:
     """Load an Nsight Systems SQLite export into a Trace.
 
     require_gpu: raise TraceError when the export holds no GPU activity at all (captured
@@ -236,12 +236,13 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
     such files anyway. started: the reads `nsys_tables.start(path)` began (closed here), else
     they start now. process: only that process's rows (SQL filters every table by it), ranked
     among `process.pids` as when the whole file is read; the meta is that process's too
-    (`merge_process_metas` joins them).
+    (`merge_process_metas` joins them). lean: without the kernel columns only the exports show
+    (model.EXPORT_ONLY_KERNEL_COLUMNS; `started` says for itself).
     """
     # every table starts loading now (worker threads, rowid ranges); the builders below wait
     # for each in the order they consume them
     pid = process.pid if process is not None else None
-    opened = started or start(path, require_gpu, process=pid)
+    opened = started or start(path, require_gpu, process=pid, lean=lean)
     src, pend = opened.src, opened.pending
     # NCCL's NVTX ranges come on a connection of their own, in a second thread while the tables
     # are built (100k ranges take about 0.7 s, mostly sqlite3's rows); the file as read: a WAL
@@ -255,7 +256,7 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
         r.strings()
         # fractions: rough shares of load time on large exports (kernels and API calls dominate)
         step(0.05, "kernels")
-        kernels = _kernels(r, pend.get(KERNEL_TABLE))
+        kernels = _kernels(r, pend.get(KERNEL_TABLE), opened.lean)
         step(0.40, "memory ops")
         memops = _memops(r, pend.get(MEMCPY_TABLE), pend.get(MEMSET_TABLE))
         step(0.45, "API calls")
@@ -274,6 +275,8 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
             meta_of(r, list(process.devices) if process.devices is not None else None)
         messages, unreadable = _diagnostics(src)
         meta["integrity"] = {"dropped_rows": dict(r.dropped), "profiler_messages": messages}
+        if opened.lean:
+            meta["lean"] = True
         if unreadable:
             meta["integrity"]["unreadable"] = unreadable
         nccl = reading_nccl.result()
@@ -296,29 +299,33 @@ def read(path: str, require_gpu: bool = True, progress=None, started: Started | 
                  cpu_ops=cpu_ops, meta=meta)
 
 
-def _kernels(r: _Reader, pending) -> pd.DataFrame:
+def _kernels(r: _Reader, pending, lean: bool = False) -> pd.DataFrame:
     if pending is None:
         return empty(KERNEL_COLUMNS)
     c = _valid(r, KERNEL_TABLE, pending, ("deviceId",))
     if c.n == 0:
         return empty(KERNEL_COLUMNS)
-    return conform(kernel_frame(r, c), KERNEL_COLUMNS)
+    return conform(kernel_frame(r, c, lean), KERNEL_COLUMNS)
 
 
-def kernel_frame(r: _Reader, c: Columns) -> pd.DataFrame:
-    """Kernel rows (valid ones, not empty) as the model's columns, in their order (not conformed)."""
+def kernel_frame(r: _Reader, c: Columns, lean: bool = False) -> pd.DataFrame:
+    """Kernel rows (valid ones, not empty) as the model's columns, in their order (not conformed);
+    lean: the columns only exports show are left out where the read left them out."""
     dev = c.int("deviceId")
     r.in_range(KERNEL_TABLE, "deviceId", dev, 0, INT32_MAX)
     dims = {}
     for col, key in (("gridX", "grid_x"), ("gridY", "grid_y"), ("gridZ", "grid_z"),
                      ("blockX", "block_x"), ("blockY", "block_y"), ("blockZ", "block_z")):
+        if lean and col not in c:
+            continue
         dims[key] = c.int(col)
         r.in_range(KERNEL_TABLE, col, dims[key], 0, INT32_MAX)
     name = r.names(c, "demangledName" if "demangledName" in c else "shortName")
-    short = r.names(c, "shortName") if "shortName" in c else name
+    short = {"short_name": r.names(c, "shortName") if "shortName" in c else name} \
+        if not lean or "shortName" in c else {}
     df = pd.DataFrame({
         "start_ns": c.int("start"), "end_ns": c.int("end"),
-        "name": name, "short_name": short,
+        "name": name, **short,
         "device": dev.astype(np.int32),
         "stream": c.int("streamId"),
         "correlation": c.int("correlationId"),

@@ -30,6 +30,9 @@ GPU_TABLES = (KERNEL_TABLE, MEMCPY_TABLE, MEMSET_TABLE, GRAPH_TABLE)
 KERNEL_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid"],
                ["gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "graphId", "graphNodeId"])
 KERNEL_NAMES = ["demangledName", "shortName"]  # at least one
+# the export's columns behind model.EXPORT_ONLY_KERNEL_COLUMNS, left out of a lean read (shortName
+# only where demangledName names the kernels)
+KERNEL_EXPORT_ONLY = ("blockX", "blockY", "blockZ", "shortName")
 MEMOP_COLS = (["start", "end", "deviceId", "streamId", "correlationId", "globalPid", "bytes"], ["graphNodeId"])
 MEMCPY_COLS = (MEMOP_COLS[0] + ["copyKind"], MEMOP_COLS[1])
 LAUNCH_COLS = (["start", "end", "globalTid", "correlationId", "nameId"], [])
@@ -148,6 +151,13 @@ def processes(path: str, above: int | None = PIECE_KERNELS) -> list[Process] | N
         src.close()
 
 
+def _lean(cols: list[str]) -> list[str]:
+    """The kernel columns to read without those only the exports show (shortName is kept where it
+    is the kernels' only name)."""
+    named = "demangledName" in cols
+    return [c for c in cols if c not in KERNEL_EXPORT_ONLY or (c == "shortName" and not named)]
+
+
 class Started:
     """An export opened read-only with its bulk tables loading (`pending`: table -> Pending), or,
     when `processes` is set, with nothing begun: the export is to be read one process at a time.
@@ -155,9 +165,11 @@ class Started:
     Whoever ends up with it closes it (`close()` is idempotent): `nsys.read` when it reads it,
     else the caller that started it."""
 
-    def __init__(self, src: SqliteSource, pending: dict[str, Pending], processes: list[Process] | None = None):
+    def __init__(self, src: SqliteSource, pending: dict[str, Pending], processes: list[Process] | None = None,
+                 lean: bool = False):
         self.src, self.pending = src, pending
         self.processes = processes
+        self.lean = lean
         self.closed = False
 
     def close(self) -> None:
@@ -168,10 +180,12 @@ class Started:
 
 
 def start(path: str, require_gpu: bool = True, process: int | None = None,
-          split_above: int | None = -1) -> Started:
+          split_above: int | None = -1, lean: bool = False) -> Started:
     """Open `path` and start reading every bulk table it has (worker threads, rowid ranges);
     process: only that process's rows. split_above: when the export is to be read a process at a
     time (`pieces(src, split_above)`; -1: never), nothing is read and `Started.processes` lists them.
+    lean: without the kernel columns only the exports show (KERNEL_EXPORT_ONLY: each integer column
+    of a million kernels costs about 40 ms of reading).
 
     TraceError when it is not an Nsight Systems export, or (require_gpu) holds no GPU activity
     table, or a table lacks a required column."""
@@ -198,7 +212,10 @@ def start(path: str, require_gpu: bool = True, process: int | None = None,
             kw: dict = {"either": tuple(names or ())}
             if process is not None:
                 kw["where"] = process_where(table, process)
-            reads.append((table, columns(src, table, spec, names), kw))
+            cols = columns(src, table, spec, names)
+            if lean and table == KERNEL_TABLE:
+                cols = _lean(cols)
+            reads.append((table, cols, kw))
         if src.has(STRINGS_TABLE):
             # first in the queue: the names are needed to build the first table, which can then be
             # built while the later tables load
@@ -207,4 +224,4 @@ def start(path: str, require_gpu: bool = True, process: int | None = None,
     except BaseException:
         src.close()
         raise
-    return Started(src, pending)
+    return Started(src, pending, lean=lean)
