@@ -238,3 +238,26 @@ def test_lean_and_whole_reads_keep_entries_of_their_own(tmp_path):
     assert cache.key(str(t), lean=True) == cache.key(str(t))
     parallel.file_task(str(t), None, None, use_cache=True, cache_dir=d)
     assert cache.read_file(str(t), cache_dir=d).meta["cached"] is True and len(os.listdir(d)) == 3
+
+
+def test_a_lean_read_takes_a_whole_entry_and_reads_begun_decide_the_entry(tmp_path):
+    """A whole entry holds every column a lean read takes: `report` after `export` reads it (and
+    keeps its results beside it). Reads begun lean are stored as lean, whatever the caller said."""
+    from traceattrib import parallel
+    from traceattrib.ingest.nsys_tables import start
+
+    d = str(tmp_path / "cache")
+    src = tmp_path / "t.sqlite"
+    shutil.copy(FIXTURES / "llama_eager_nsys.sqlite", src)
+    p = str(src)
+    assert cache.read_file(p, cache_dir=d).meta["cached"] is False  # what `export` does
+    assert cache.has_tables(p, d, lean=True) and cache.entry_key(p, d, lean=True) == cache.key(p)
+    meta, _ = parallel.file_task(p, None, None, use_cache=True, cache_dir=d)
+    assert meta["cached"] is True and os.listdir(d) == [cache.key(p)]
+    assert any(f.startswith("results-") for f in os.listdir(os.path.join(d, cache.key(p))))
+
+    shutil.rmtree(d)
+    t = cache.read_file(p, cache_dir=d, started=start(p, lean=True))  # lean=False said, lean begun
+    assert t.meta["lean"] is True and os.listdir(d) == [cache.key(p, lean=True)]
+    whole = cache.read_file(p, cache_dir=d)
+    assert whole.meta["cached"] is False and (whole.kernels["block_x"] > 0).all()

@@ -376,6 +376,28 @@ def test_plot_layers(capsys, tmp_path):
     assert_one_line_error(rc, err, "'nope' is not a step kind")
 
 
+def test_export_after_report_has_the_columns_the_report_did_not_read(capsys, tmp_path):
+    """`report` reads an Nsight Systems export lean (no block sizes, no short names) and fills the
+    cache; `export` (Parquet in this process or on workers, --perfetto) must still write them."""
+    import pandas as pd
+
+    src = tmp_path / "t.sqlite"
+    shutil.copy(EAGER, src)
+    cache_dir = str(tmp_path / "cache")
+    assert run(capsys, "report", str(src), "--cache-dir", cache_dir)[0] == 0
+    for extra in ([], ["--workers", "1"]):
+        out = tmp_path / f"out{len(extra)}"
+        assert run(capsys, "export", str(src), "-o", str(out), "--cache-dir", cache_dir, *extra)[0] == 0
+        k = pd.read_parquet(out / "kernels.parquet")
+        assert (k["block_x"] > 0).all() and k["short_name"].astype(str).str.len().gt(0).all(), extra
+    pf = tmp_path / "t.json.gz"
+    assert run(capsys, "export", str(src), "--perfetto", str(pf), "--cache-dir", cache_dir)[0] == 0
+    with gzip.open(pf, "rt") as f:
+        ev = json.load(f)["traceEvents"]
+    blocks = [e["args"]["block"] for e in ev if "block" in e.get("args", {})]
+    assert blocks and all(min(b) >= 1 for b in blocks)
+
+
 def test_export_parquet(capsys, tmp_path):
     import pandas as pd
     rc, out, _ = run(capsys, "export", TORCH, "-o", str(tmp_path / "out"))
@@ -482,6 +504,19 @@ def test_counts_below_one_per_step_are_not_rounded_to_zero(capsys):
     memory = next(line for line in table if line.startswith("memory "))
     assert re.fullmatch(r"memory +0\.000 +0\.0% +0\.000 +0\.0% +<0\.01 +≤ 1\.00x +1\.00x", memory), memory
     assert re.search(r"other +0\.005 ms 0\.076x  find_most_negative", out)
+
+
+@pytest.mark.parametrize("x, text", [(1.234, "1.23x"), (194.69, "194.69x"), (999.994, "999.99x"),
+                                     (999.995, "1000x"), (19501.2, "19501x"), (99999.4, "99999x"),
+                                     (99999.5, "1.0e5x"), (1.49e5, "1.5e5x"), (2.5e5, "2.5e5x"),
+                                     (9.2e18, "9.2e18x"), (float("inf"), "n/a")])
+def test_bound_text_fits_its_column(x, text):
+    """Speed-up bounds: two decimals below 1000x, whole numbers to 1e5x, then two significant
+    digits (a one-digit 1e+05x would understate 1.49e5x by a third); at most 7 characters for any
+    bound whole-ns spans can give (below 1e19)."""
+    from traceattrib.render.fmt import bound
+
+    assert bound(x) == text and len(bound(x)) <= 7
 
 
 def test_report_text_large_bounds_keep_their_columns(capsys, tmp_path):

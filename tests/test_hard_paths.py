@@ -170,9 +170,13 @@ def test_nsys_baseline(tmp_path):
 
 
 def test_nsys_without_demangled_name_uses_short_name(tmp_path):
+    from traceattrib.ingest import read_file
+
     p, _ = _export(tmp_path, "alter table CUPTI_ACTIVITY_KIND_KERNEL drop column demangledName;")
     names = set(read(str(p)).kernels["name"].astype(str))
     assert names == {"void gemm_kernel<0>", "void gemm_kernel<1>", "void gemm_kernel<2>"}
+    # a lean read (the analyses') keeps shortName where it is the only name
+    assert set(read_file(str(p), lean=True).kernels["name"].astype(str)) == names
 
 
 def test_nsys_literal_text_names(tmp_path):

@@ -1,6 +1,7 @@
 """What traceattrib keeps between runs, in the cache directory (traceattrib.store): per trace file
-its normalized tables (Parquet) and, per set of analysis options, its per-rank results; per
-`report` command, the text it printed.
+its normalized tables (Parquet; an Nsight Systems export read lean for the analyses and read whole
+for `export` has an entry of each, and a lean read takes a whole entry that is there) and, per set
+of analysis options, its per-rank results; per `report` command, the text it printed.
 
 The cache sits below the per-file reader: `read_file` parses one file or reads its entry back, and
 a directory of rank files is "read each file (cached), merge", the same whether this process
@@ -74,6 +75,10 @@ def _lean_differs(path: str) -> bool:
         return False
 
 
+# The analyses (report, diff, classify, plot, info, MCP) read traces lean: without the columns
+# only the exports show (ingest.read_file); `export` and the Python API read whole.
+ANALYSIS_LEAN = True
+
 # meta key of this run's warnings about the cache itself (the reader's own are meta["warnings"])
 WARNINGS = "cache_warnings"
 
@@ -107,12 +112,26 @@ def _cache_parquet(table) -> dict:
 
 
 def has_tables(path: str, cache_dir: str | None = None, lean: bool = False) -> bool:
-    """Whether the cache holds the tables of trace file `path` (read lean or not; False when it
-    cannot be examined)."""
+    """Whether the cache holds tables that a read of trace file `path` (lean or not) would take
+    (False when it cannot be examined)."""
     try:
-        return os.path.isfile(os.path.join(cache_dir or default_dir(), key(path, lean=lean), "meta.json"))
+        return os.path.isfile(os.path.join(cache_dir or default_dir(), entry_key(path, cache_dir, lean=lean),
+                                           "meta.json"))
     except OSError:
         return False
+
+
+def entry_key(path: str, cache_dir: str | None = None, process: Process | None = None, lean: bool = False) -> str:
+    """The key of the table entry a read of `path` takes: its own, or for a lean read the whole
+    read's where only that one is there (it holds every column a lean read does)."""
+    k = key(path, process, lean)
+    if lean:
+        whole = key(path, process)
+        root = cache_dir or default_dir()
+        if whole != k and not os.path.isfile(os.path.join(root, k, "meta.json")) and \
+                os.path.isfile(os.path.join(root, whole, "meta.json")):
+            return whole
+    return k
 
 
 def read_tables(directory: str, shared: bool = False) -> Trace:
@@ -236,6 +255,8 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
     an entry of its own)."""
     from .ingest import read_file as parse
 
+    if started is not None:  # the reads begun decide which columns are read, hence the entry
+        lean = started.lean
     st = store.Store.at(cache_dir, shared)
     refused = st.refusal() if use_cache else None
     if not use_cache or refused:
@@ -244,7 +265,7 @@ def read_file(path: str, use_cache: bool = True, cache_dir: str | None = None, r
         if refused:
             t.meta[WARNINGS] = [refused]
         return _validate(t, path, require_gpu)
-    entry = st.path(key(path, process, lean))
+    entry = st.path(entry_key(path, st.root, process, lean))
     notes: list[str] = []
     if os.path.lexists(os.path.join(entry, "meta.json")):
         try:
@@ -346,7 +367,8 @@ def prune(root: str, keep: str | None = None, budget: int | None = None) -> list
 
 
 def usage(root: str, cleared_bytes: int = 0) -> dict:
-    """What the cache at `root` holds: trace files, stored reports, bytes, the budget (bytes)."""
+    """What the cache at `root` holds: table entries (a trace file's tables; an Nsight Systems
+    export read lean and whole has two), stored reports, bytes, the budget (bytes)."""
     ents = entries(root)
     return {"path": root, "trace_files": sum(e["kind"] == "tables" for e in ents),
             "reports": sum(e["kind"] == "report" for e in ents), "bytes": sum(e["bytes"] for e in ents),
@@ -360,12 +382,13 @@ def clear(root: str) -> int:
 
 # --- stored analyses: per-rank results beside each file's tables, whole report texts ----------
 
-def results_entry(path: str, options: str, cache_dir: str | None = None, process: Process | None = None) -> str:
+def results_entry(path: str, options: str, cache_dir: str | None = None, process: Process | None = None,
+                  lean: bool = False) -> str:
     """File holding `path`'s (or one process's) per-rank analysis results under `options` (a text
-    naming every option that changes them), in the table entry, named by a hash of the options
-    and _code_stamp. (The table entry of a lean read: the analyses read the trace lean.)"""
+    naming every option that changes them), in the table entry a read (lean or not: as the
+    analysis reads) takes, named by a hash of the options and _code_stamp."""
     h = hashlib.sha256(f"{_code_stamp()}\0{options}".encode()).hexdigest()[:32]
-    return os.path.join(cache_dir or default_dir(), key(path, process, lean=True), f"results-{h}.bin")
+    return os.path.join(cache_dir or default_dir(), entry_key(path, cache_dir, process, lean), f"results-{h}.bin")
 
 
 def read_results(entry: str, shared: bool = False, warnings: list[str] | None = None) -> tuple[dict, list] | None:

@@ -27,17 +27,17 @@ OPTIONS = {"steps_regex": "--steps", "model": "--model", "link": "--link", "work
            "scheduler": "--scheduler", "step": "--step"}
 
 
-def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True, lean: bool = True):
-    """The trace at `path` through the cache; lean: without the columns only `export` writes (the
-    read the analyses make, whose cache entry they share)."""
-    from .cache import load
+def _load(path: str, no_cache: bool, cache_dir: str | None, require_gpu: bool = True, for_analysis: bool = False):
+    """The trace at `path` through the cache; for_analysis: read as the analyses read it
+    (cache.ANALYSIS_LEAN: without the columns only `export` writes), sharing their cache entry."""
+    from .cache import ANALYSIS_LEAN, load
     from .progress import Progress
     from .render.safe import clean
 
     # a bar on stderr only when it is a terminal; pipes and files get nothing
     with Progress(f"loading {clean(os.path.basename(path.rstrip('/')) or path)}") as bar:
         trace = load(path, use_cache=not no_cache, cache_dir=cache_dir, require_gpu=require_gpu, progress=bar,
-                     lean=lean)
+                     lean=for_analysis and ANALYSIS_LEAN)
     _warn(trace.meta)
     return trace
 
@@ -347,12 +347,12 @@ def _start_reads(path: str, no_cache: bool, cache_dir: str | None, workers, sche
 
     try:
         cache.check_input(path)  # never opens a FIFO or a device
-        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir, lean=True)) or \
+        if os.path.isdir(path) or (not no_cache and cache.has_tables(path, cache_dir, lean=cache.ANALYSIS_LEAN)) or \
                 detect(path) != "nsys":
             return None
         from .ingest.nsys_tables import PIECE_KERNELS, start
 
-        return start(path, split_above=PIECE_KERNELS, lean=True)  # as parallel.file_task reads
+        return start(path, split_above=PIECE_KERNELS, lean=cache.ANALYSIS_LEAN)  # as parallel.file_task reads
     except Exception:  # noqa: BLE001 - only a head start: the reader meets the same problem and reports it
         return None
 
@@ -409,7 +409,7 @@ def info(file, fmt, no_cache, cache_dir):
     from .render.info import render_info
     from .render.safe import clean_trace
 
-    trace = _load(file, no_cache, cache_dir, require_gpu=False)
+    trace = _load(file, no_cache, cache_dir, require_gpu=False, for_analysis=True)
     click.echo(render_info(trace, "json") if fmt == "json" else _safe_text(render_info(clean_trace(trace), fmt)),
                nl=False)
 
@@ -427,7 +427,7 @@ def classify_cmd(file, rules, top, fmt, no_cache, cache_dir):
     from .render.safe import clean_trace
 
     rl = _rules(rules)
-    trace = _load(file, no_cache, cache_dir)
+    trace = _load(file, no_cache, cache_dir, for_analysis=True)
     click.echo(render_classify(trace, rl, top, "json") if fmt == "json" else
                _safe_text(render_classify(clean_trace(trace), rl, top, fmt)), nl=False)
 
@@ -490,7 +490,7 @@ def export(file, outdir, perfetto, steps_regex, rules, no_cache, cache_dir, work
         else:
             from .cache import write_tables
 
-            trace = _load(file, no_cache, cache_dir, require_gpu=False, lean=False)
+            trace = _load(file, no_cache, cache_dir, require_gpu=False)
             write_tables(trace, outdir)
             counts = {n: len(t) for n, t in trace.tables().items()}
     except OSError as e:
@@ -506,7 +506,7 @@ def _export_perfetto(file: str, out: str, steps_regex: str | None, rules: str | 
     from .render import perfetto
     from .render.safe import clean
 
-    rep = analyze(_load(file, no_cache, cache_dir, lean=False), steps_regex=steps_regex, rules=_rules(rules))
+    rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=_rules(rules))
     try:
         counts = perfetto.write(rep, out)
     except OSError as e:
@@ -536,7 +536,7 @@ def cache_cmd(cache_dir, clear, fmt):
         return
     if clear:
         click.echo(f"removed {freed / 2**20:.1f} MiB")
-    click.echo(f"{clean(root)}: {info['trace_files']} trace files, {info['reports']} stored reports, "
+    click.echo(f"{clean(root)}: {info['trace_files']} table entries, {info['reports']} stored reports, "
                f"{info['bytes'] / 2**20:.1f} MiB of a {info['max_bytes'] / 2**20:.0f} MiB budget "
                "(least recently used entries go first)")
 
@@ -699,7 +699,7 @@ def plot(file, output, step, rank, layers_of, kind, steps_regex, rules, no_cache
 
     p = _plot_module()
     rl = _rules(rules)
-    rep = analyze(_load(file, no_cache, cache_dir), steps_regex=steps_regex, rules=rl)
+    rep = analyze(_load(file, no_cache, cache_dir, for_analysis=True), steps_regex=steps_regex, rules=rl)
     if step is not None:
         st = rep.steps
         ranks = sorted(int(r) for r in st["rank"].unique())

@@ -40,9 +40,9 @@ KERNEL_COLUMNS: dict[str, str] = {
     "given_step": "int32",          # the step (its index on its rank) the trace states the op belongs to; -1 none or not stated
 }
 
-# Kernel columns that only the exports show (Parquet tables, the trace-event file): a reader asked
-# for a lean read leaves them out (conform then fills 0 and "", which mean unknown) and says so in
-# meta["lean"]; no analysis reads them.
+# Kernel columns that no analysis reads; the exports (Parquet tables, the trace-event file) and the
+# Python API's tables show them. A reader asked for a lean read leaves them out (conform then fills
+# 0 and "", which mean unknown) and says so in meta["lean"].
 EXPORT_ONLY_KERNEL_COLUMNS = ("short_name", "block_x", "block_y", "block_z")
 
 MEMOP_COLUMNS: dict[str, str] = {

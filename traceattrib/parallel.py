@@ -69,6 +69,7 @@ def cluster(workers: int | None = None, scheduler: str | None = None) -> Iterato
         yield client
 
 
+
 def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, use_cache: bool, cache_dir: str | None,
               layers: int | None = None, sol_options: sol.Options | None = None, model: comm.Model | None = None,
               n_files: int = 1, progress: ProgressFn = noop, started: Started | None = None,
@@ -88,7 +89,7 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
     if use_cache and st.refusal() is None:
         try:
             entry = cache.results_entry(path, _options_text(steps_regex, rules, layers, sol_options, model, n_files),
-                                        cache_dir, process)
+                                        cache_dir, process, lean=cache.ANALYSIS_LEAN)
         except OSError:  # the file went away: read_file says so in its words
             entry = None
         hit = cache.read_results(entry, st.shared, damage) if entry else None
@@ -96,9 +97,8 @@ def file_task(path: str, steps_regex: str | None, rules: classify.Rules | None, 
             meta, results = hit
             return dict(meta, path=path, cached=True, results_cached=True), results
     stores: list = []  # the file's tables are written to the cache beside the analysis
-    # lean: the analyses read no column that only the exports show
     t = cache.read_file(path, use_cache=use_cache, cache_dir=cache_dir, progress=progress, started=started,
-                        deferred=stores, shared=shared, process=process, lean=True)
+                        deferred=stores, shared=shared, process=process, lean=cache.ANALYSIS_LEAN)
     heap.give_back()  # what parsing freed: about a third of the tables' size on a large export
     meta = dict(t.meta)
     if n_files > 1 and not t.meta.get("world_size"):

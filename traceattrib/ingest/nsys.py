@@ -310,7 +310,8 @@ def _kernels(r: _Reader, pending, lean: bool = False) -> pd.DataFrame:
 
 def kernel_frame(r: _Reader, c: Columns, lean: bool = False) -> pd.DataFrame:
     """Kernel rows (valid ones, not empty) as the model's columns, in their order (not conformed);
-    lean: the columns only exports show are left out where the read left them out."""
+    lean: the columns only exports show are left out where the read left them out (and, not read,
+    their values are not checked: a bad block size fails `export`, not `report`)."""
     dev = c.int("deviceId")
     r.in_range(KERNEL_TABLE, "deviceId", dev, 0, INT32_MAX)
     dims = {}

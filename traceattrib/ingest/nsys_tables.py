@@ -202,7 +202,7 @@ def start(path: str, require_gpu: bool = True, process: int | None = None,
         if split_above != -1 and process is None:
             split = pieces(src, split_above)
             if split:
-                return Started(src, {}, split)
+                return Started(src, {}, split, lean=lean)
         reads = []
         for table, spec, names in BULK_TABLES:
             if not src.has(table):

@@ -37,13 +37,17 @@ def pct(x: float, digits: int = 1) -> str:
 
 def bound(x: float) -> str:
     """A speed-up bound: 1.23x; whole numbers from 1000x (a bucket that holds nearly the whole span
-    has a bound of thousands), from 100000x a power of ten: at most 7 characters, as table columns
-    need."""
+    has a bound of thousands), from 100000x two significant digits and the power of ten (1.5e5x):
+    at most 7 characters, as table columns need (a bound is a span over what is left of it, both
+    whole ns: below 1e19)."""
     if x is None or math.isinf(x) or math.isnan(x):
         return "n/a"
     if round(x, 2) < 1000:
         return f"{x:.2f}x"
-    return f"{x:.0f}x" if round(x) < 1e5 else f"{x:.0e}x"
+    if round(x) < 1e5:
+        return f"{x:.0f}x"
+    mantissa, exp = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exp)}x"
 
 
 def human_bytes(b: float) -> str:
