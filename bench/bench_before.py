@@ -4,7 +4,8 @@
         [--cache none|empty|filled] [--load]
 
 The earlier commit is checked out into a temporary worktree; both trees are byte-compiled (as an
-installed package runs); each round runs every input once per tree, in turn, in fresh processes, and
+installed package runs); each round runs every input once per tree, in turn (each round starting
+with the next tree), in fresh processes outside the repository (PYTHONPATH picks the tree), and
 times a fixed pure-Python loop first (a slowed host shows there). With --without-new a third
 column runs this tree with the analyses the earlier commit did not have (layers and modules, the
 integrity checks, the step kinds' physical measurements) replaced by empty results, patched in as
@@ -77,9 +78,11 @@ main()
 
 def timed(cmd: list[str], env: dict, inner: bool = False) -> tuple[float, float, float]:
     """(wall s, CPU s, peak RSS GiB) of one command, from os.wait4; inner: the wall time is the one
-    the command prints (LOAD: its imports untimed)."""
+    the command prints (LOAD: its imports untimed). Run outside the repository: `python -m` and
+    `-c` put the working directory first on sys.path, where a checkout would shadow PYTHONPATH's
+    tree."""
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, cwd=tempfile.gettempdir())
     out = p.stdout.read()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
@@ -152,8 +155,13 @@ def main() -> None:
             for r in range(a.rounds):
                 loops.append(float(subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
                                                   check=True).stdout))
+                # the trees in turn, each round starting with the next one: the first run of a round
+                # can be slower or faster than the rest, which then falls on every tree alike
+                names = list(trees)
+                names = names[r % len(names):] + names[:r % len(names)]
                 for label, path in files:
-                    for name, (tree, how) in trees.items():
+                    for name in names:
+                        tree, how = trees[name]
                         for run in _runs(a, how, path, filled.get((label, name))):
                             with tempfile.TemporaryDirectory(prefix="traceattrib-cache-", dir=tmp) as empty:
                                 # (the empty one is unused with --no-cache)
