@@ -11,8 +11,9 @@ workers) and merges the same way, so both give the same report.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,8 @@ from .notes import merge as merge_notes
 from .report import KINDS, Headline, Integrity, KindSummary, PastRanges, RankKindSummary, Summary
 from .stats import kind_steps
 from .stats import steady as _steady
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # imported where used: merging cached results needs no step finding
     from .steps import Context, Placed, Steps
@@ -249,10 +252,15 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         if steps_regex and e.reason == "no_match":
             return _unmatched(trace, rank, steps_regex, kc, mc, perm, keep_ops)
         raise
-    st, ic = _kinds_and_idle(trace, ctx, placed, layers, alone)
+    def shapes(st: Steps) -> tuple[np.ndarray, sol.ShapeWork]:
+        """Each kernel's step and the steps' GEMM and attention shapes (sol/): made while the idle
+        causes end, which they do not need."""
+        kstep = _op_step(st, "kernel", len(trace.kernels))
+        return kstep, sol.shape_work(trace, kstep, len(st.table), kc["bucket"].array)
+
+    st, ic, (kstep, work) = _kinds_and_idle(trace, ctx, placed, layers, alone, shapes)
     del placed
     codes = attribute.op_buckets(st, kc["bucket"], mc["bucket"])
-    kstep = _op_step(st, "kernel", len(trace.kernels))
     kn, projections = _gemm_shapes(trace, st, kstep, sol_options)
     # the steps shown op by op, from the step table alone (its rows are the breakdown's)
     shown = timeline.shown_rows(st.table.assign(span_ns=(st.table["end_ns"] - st.table["start_ns"]).to_numpy()))
@@ -266,7 +274,7 @@ def analyze_rank(trace: Trace, steps_regex: str | None = None, rules: classify.R
         bd = attribute.breakdown(st, codes, _comm_text(trace.kernels, kc["bucket"]))
         # speed of light (sol/): per-step bytes, FLOPs and floor columns in the step table
         # categoricals as they are: an object array of a million bucket names costs 0.2 s each way
-        bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options)
+        bd.steps, sol_notes = sol.step_columns(bd.steps, trace, kstep, kc["bucket"].array, sol_options, work)
         bd.steps["graph_kernels"] = graph_kernels(trace.kernels, kstep, len(bd.steps))
         totals = kernel_totals(trace.kernels, kc["bucket"], kstep, bd.steps)
         checks = integrity.rank_checks(trace, st.ops, st.table, kc["bucket"], rank)
@@ -334,11 +342,11 @@ def _place_steps(trace: Trace, ops: pd.DataFrame, kernel_buckets: pd.Series, reg
 
 
 def _kinds_and_idle(trace: Trace, ctx: Context, placed: Placed, layers: int | None,
-                    alone: bool) -> tuple[Steps, idle.IdleCauses]:
-    """(the finished steps, their idle causes). The idle causes read only the placed steps' windows:
-    worked out in a second thread while this one decides the kinds (mostly numpy, which releases
-    the GIL); alone: the kinds first, then the idle causes, so that their working sets are not
-    held together."""
+                    alone: bool, then: Callable[[Steps], T]) -> tuple[Steps, idle.IdleCauses, T]:
+    """(the finished steps, their idle causes, then(steps)). The idle causes read only the placed
+    steps' windows: worked out in a second thread while this one decides the kinds and runs `then`
+    (mostly numpy, which releases the GIL); alone: one after the other, so that their working sets
+    are not held together."""
     from . import steps
 
     def causes() -> idle.IdleCauses:
@@ -346,10 +354,11 @@ def _kinds_and_idle(trace: Trace, ctx: Context, placed: Placed, layers: int | No
 
     if alone:
         st = steps.finish(ctx, placed, layers)
-        return st, causes()
+        return st, causes(), then(st)
     with beside(causes, name="traceattrib-idle") as idling:
         st = steps.finish(ctx, placed, layers)
-        return st, idling.result()
+        done = then(st)
+        return st, idling.result(), done
 
 
 def _gap_rows(ic: idle.IdleCauses, table: pd.DataFrame, shown: np.ndarray,

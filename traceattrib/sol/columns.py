@@ -37,7 +37,8 @@ STEP_COLUMNS = ("sol_source", "sol_weight_bytes", "sol_kv_bytes", "sol_bytes", "
 
 
 def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
-                 kernel_bucket: np.ndarray | pd.Series | None, opts: Options | None = None) -> tuple[pd.DataFrame, list[Note]]:
+                 kernel_bucket: np.ndarray | pd.Series | None, opts: Options | None = None,
+                 work: ShapeWork | None = None) -> tuple[pd.DataFrame, list[Note]]:
     """The step table with the speed-of-light columns added, and notes.
 
     Columns: tokens (int64, -1 unknown: the step table's where it has them, else from shapes or the
@@ -48,11 +49,12 @@ def step_columns(steps: pd.DataFrame, trace: Trace, kernel_step: np.ndarray,
     linear_bw_Bps (weight bytes the linear kernels read / linear time), attention_bw_Bps (KV bytes /
     attention time), linear_min_ns (the linear bucket's floor: those bytes at peak bandwidth or the
     GEMM FLOPs at peak, whichever is longer).
-    NaN where unknown. The step table must be one rank's or carry a `rank` column."""
+    NaN where unknown. The step table must be one rank's or carry a `rank` column. work: the
+    steps' shape_work when already made (the same arguments)."""
     opts = opts or Options()
     n = len(steps)
     out = steps.copy()
-    sw = shape_work(trace, kernel_step, n, kernel_bucket)
+    sw = work if work is not None else shape_work(trace, kernel_step, n, kernel_bucket)
     shaped = (sw.coverage >= 0.9) & ~np.isnan(sw.weight_bytes)
     w = _from_shapes(out, sw, shaped)
     spec = opts.model_spec()
