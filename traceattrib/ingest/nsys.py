@@ -310,14 +310,15 @@ def _kernels(r: _Reader, pending, lean: bool = False) -> pd.DataFrame:
 
 def kernel_frame(r: _Reader, c: Columns, lean: bool = False) -> pd.DataFrame:
     """Kernel rows (valid ones, not empty) as the model's columns, in their order (not conformed);
-    lean: the columns only exports show are left out where the read left them out (and, not read,
-    their values are not checked: a bad block size fails `export`, not `report`)."""
+    lean: the short names are left out where the read left them out (block sizes not read are
+    left out either way; not read, their values are not checked: a bad block size fails `export`,
+    not `report`)."""
     dev = c.int("deviceId")
     r.in_range(KERNEL_TABLE, "deviceId", dev, 0, INT32_MAX)
     dims = {}
     for col, key in (("gridX", "grid_x"), ("gridY", "grid_y"), ("gridZ", "grid_z"),
                      ("blockX", "block_x"), ("blockY", "block_y"), ("blockZ", "block_z")):
-        if lean and col not in c:
+        if col not in c:  # not in the export, or not read (lean): conform fills 0, unknown
             continue
         dims[key] = c.int(col)
         r.in_range(KERNEL_TABLE, col, dims[key], 0, INT32_MAX)
