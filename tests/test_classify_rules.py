@@ -1042,6 +1042,12 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # rounds 71, 79: MLC-LLM's attention scores (QK^T / sqrt(d), clamped) are attention; its other
+    # matmul fusions stay GEMMs
+    ("fused_NT_matmul1_divide1_maximum_minimum_cast", "attention", "tvm-attention-score"),
+    ("fused_NT_matmul4_divide2_maximum1_minimum1_cast9", "attention", "tvm-attention-score"),
+    ("fused_NT_matmul2_divide1", "linear", "gemm"),
+    ("fused_NT_matmul4_add1", "linear", "gemm"),
     # round 77: media kernels of training pipelines: an image's HWC -> CHW copy is a layout copy,
     # nvJPEG's inverse DCT (its dequantization inside) no dtype conversion, a colour conversion out
     # of YCbCr to any format and OpenCV cudev's transforms elementwise
