@@ -1042,6 +1042,25 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 81: FlagGems' generated kernels (<op>_func[_scalar|_tensor]_kernel_rank_<n>, JIT copies
+    # _<op>_flaggems_jit_function) are pointwise work, its _to_copy a cast; its sum_dim reductions,
+    # ones/linspace fills; Cut Cross-Entropy's kernels are its classifier matmul
+    ("exp_func_kernel_rank_1", "elementwise", "flaggems-pointwise"),
+    ("lt_func_scalar_kernel_rank_1", "elementwise", "flaggems-pointwise"),
+    ("pow_func_scalar_tensor_kernel_rank_1", "elementwise", "flaggems-pointwise"),
+    ("_repeat_flaggems_jit_function", "elementwise", "flaggems-pointwise"),
+    ("exp_func_kernel", "other", "unmatched"),
+    ("_to_copy_func_kernel_rank_1", "cast", "flaggems-cast"),
+    ("sum_dim_kernel_non_inner", "elementwise", "reduction"),
+    ("ones_kernel", "elementwise", "data-movement"),
+    ("linspace_kernel", "elementwise", "data-movement"),
+    ("bones_kernel", "other", "unmatched"),
+    ("_cce_lse_forward_kernel", "linear", "linear-named"),
+    ("_cce_backward_kernel", "linear", "linear-named"),
+    ("cce_loss", "other", "unmatched"),
+    # round 82: a KV-cache store is a KV-cache write
+    ("_fp8_kv_store_kernel", "attention", "kv-cache-write"),
+    ("kv_storage_kernel", "other", "unmatched"),
     # rounds 71, 79: MLC-LLM's attention scores (QK^T / sqrt(d), clamped) are attention; its other
     # matmul fusions stay GEMMs
     ("fused_NT_matmul1_divide1_maximum_minimum_cast", "attention", "tvm-attention-score"),
