@@ -414,3 +414,36 @@ def test_engine_counts_of_both_kinds_make_a_mixed_step():
     assert list(st["kind"]) == ["mixed"] + ["decode"] * 10
     assert st["kind_evidence"].iloc[0].split(", ")[0] == "name" and st["kind_against"].iloc[0] == ""
     assert st["tokens"].iloc[0] == 512
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3)), max_size=60), st.booleans())
+def test_mode_matches_pandas(rows, larger):
+    """physical._mode against its plain equivalent: pandas' value counts per step, the most common
+    value first, ties by the larger (or smaller) value."""
+    from traceattrib.steps.physical import _mode
+
+    step = np.array([r[0] for r in rows], np.int64)
+    value = np.array([r[1] for r in rows], np.int64)
+    want = np.full(6, -1, np.int64)
+    if rows:
+        cnt = pd.DataFrame({"s": step, "v": value}).value_counts().rename("n").reset_index()
+        best = cnt.sort_values(["s", "n", "v"], ascending=[True, False, not larger]).drop_duplicates("s")
+        want[best["s"].to_numpy()] = best["v"].to_numpy()
+    assert _mode(step, value, 6, larger).tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["aten::mm", "aten::bmm", "a\0b", None]),
+                          st.sampled_from(["", "[[1,2],[2,3]]", "[[4]]", None])), max_size=30), st.booleans())
+def test_pairs_match_text_pairs(rows, categorical):
+    """physical._pairs against its plain equivalent: each row's (name, dims) as texts (a missing
+    value reads "nan"), the distinct pairs in order of first appearance."""
+    from traceattrib.steps.physical import _pairs
+
+    a = pd.Series([r[0] for r in rows], dtype="category" if categorical else object)
+    b = pd.Series([r[1] for r in rows], dtype="category" if categorical else object)
+    keys, uniq = _pairs(a, b)
+    want = [("nan" if x is None else x, "nan" if y is None else y) for x, y in rows]
+    assert [uniq[k] for k in keys] == want
+    assert uniq == list(dict.fromkeys(want))

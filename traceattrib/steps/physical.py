@@ -64,17 +64,37 @@ def _kernels(ops: pd.DataFrame, step: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _mode(step: np.ndarray, value: np.ndarray, nsteps: int, larger: bool = True) -> np.ndarray:
-    """Per step the most common value (ties: the larger, or the smaller); -1 where none."""
+    """Per step the most common value (ties: the larger, or the smaller); -1 where none. Values
+    are int64 above the smallest int64. The plain equivalent: pandas' value_counts per (step,
+    value), sorted by step, count descending and value, the first row of each step."""
     out = np.full(nsteps, -1, np.int64)
     if not step.size:
         return out
-    cnt = pd.DataFrame({"s": step, "v": value}).value_counts().rename("n").reset_index()
-    best = cnt.sort_values(["s", "n", "v"], ascending=[True, False, not larger]).drop_duplicates("s")
-    out[best["s"].to_numpy()] = best["v"].to_numpy()
+    step, value = np.asarray(step, np.int64), np.asarray(value, np.int64)
+    o = np.lexsort((value, step))
+    s, v = step[o], value[o]
+    first = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (v[1:] != v[:-1])])
+    n, gs, gv = np.diff(np.r_[first, s.size]), s[first], v[first]
+    # per step: the largest count, then the larger (or smaller) value
+    best = np.lexsort((-gv if larger else gv, -n, gs))
+    best = best[np.r_[True, gs[best][1:] != gs[best][:-1]]]
+    out[gs[best]] = gv[best]
     return out
 
 
 # --- shapes ---------------------------------------------------------------------------------------
+
+def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """The distinct (a, b) text pairs of two columns of the same rows (categoricals or texts; a
+    missing value reads "nan", as astype(str)), and each row's index among them."""
+    codes, texts = [], []
+    for col in (a, b):
+        cat = col.astype("category").array
+        codes.append(np.asarray(cat.codes, np.int64) + 1)  # 0: missing
+        texts.append(["nan", *(str(x) for x in cat.categories)])
+    keys, uniq = pd.factorize(codes[0] * len(texts[1]) + codes[1])
+    return keys, [(texts[0][u // len(texts[1])], texts[1][u % len(texts[1])]) for u in uniq.tolist()]
+
 
 @lru_cache(maxsize=4096)
 def gemm_rows(op: str, dims: str) -> int:
@@ -128,9 +148,8 @@ def gemm_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) 
     inst = inst.merge(shapes, on=["rank", "ext_id"], how="inner")
     if not len(inst):
         return none
-    pairs = inst[["name", "input_dims"]].astype(str)
-    keys, uniq = pd.factorize(pairs["name"] + "\0" + pairs["input_dims"])
-    m = np.array([gemm_rows(*u.split("\0", 1)) for u in uniq], np.int64)[keys]
+    keys, uniq = _pairs(inst["name"], inst["input_dims"])
+    m = np.array([gemm_rows(*u) for u in uniq], np.int64)[keys]
     ok = m > 0
     s, m, order = inst["step"].to_numpy()[ok], m[ok], inst["order"].to_numpy()[ok]
     last = out.copy()
@@ -188,9 +207,8 @@ def attention_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: 
     if not ok.any():
         return none, none.copy(), none.copy()
     sel, s = sel[ok], s[ok]
-    pairs = c.iloc[sel][["name", "input_dims"]].astype(str)
-    keys, uniq = pd.factorize(pairs["name"] + "\0" + pairs["input_dims"])
-    got = np.array([attention_dims(*u.split("\0", 1)) for u in uniq], np.int64).reshape(-1, 3)[keys]
+    keys, uniq = _pairs(c["name"].iloc[sel], c["input_dims"].iloc[sel])
+    got = np.array([attention_dims(*u) for u in uniq], np.int64).reshape(-1, 3)[keys]
     is_att = att[sel]
     out = []
     for col in range(3):
