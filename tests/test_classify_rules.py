@@ -1042,6 +1042,19 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 84: a softmax with a mask is attention's; a KV-cache write that ropes the keys is a
+    # KV-cache write; a split-K merge with the bias a GEMM epilogue; a Myelin norm fusion whose name
+    # the table elided ("...") is still a norm
+    ("softmax_kernel_masklen", "attention", "attention"),
+    ("_softmax_prefix_suffix_mask_vector", "attention", "attention"),
+    ("softmax_kernel_prefix_suffix", "other", "softmax"),
+    ("trt_edgellm::applyRopeWriteKVSplitQKVKernel", "attention", "kv-cache-write"),
+    ("applyRopeKernel", "elementwise", "rope"),
+    ("merge_split_k_bias_res", "linear", "gemm"),
+    ("_qsa_merge_splitk_kernel", "elementwise", "data-movement"),
+    ("__myl_CastMulAdd...MeanSubMul...Sqrt...Div", "norm", "myelin-norm"),
+    ("__myl_...MeanSubMul...", "norm", "myelin-norm"),
+    ("__myl_...CastMulAdd...", "elementwise", "myelin-pointwise"),
     # round 81: FlagGems' generated kernels (<op>_func[_scalar|_tensor]_kernel_rank_<n>, JIT copies
     # _<op>_flaggems_jit_function) are pointwise work, its _to_copy a cast; its sum_dim reductions,
     # ones/linspace fills; Cut Cross-Entropy's kernels are its classifier matmul
