@@ -23,13 +23,11 @@ from .analysis import RankResult, Report, analyze_rank, comm_model, merge, split
 from .concurrency import beside
 from .errors import TraceError
 from .ingest import merge_meta, rank_files, renumbered
-from .ingest.nsys import merge_process_metas
-from .ingest.nsys_tables import Process
 from .progress import ProgressFn, noop
 from .store import Store
 
-if TYPE_CHECKING:
-    from .ingest.nsys_tables import Started
+if TYPE_CHECKING:  # the Nsight Systems reader is imported where a file needs it
+    from .ingest.nsys_tables import Process, Started
 
 DASK_HINT = "pip install 'traceattrib[dask]'"
 
@@ -158,6 +156,8 @@ def analyze_path(path: str, steps_regex: str | None = None, rules: classify.Rule
             started.close()
         kwargs.pop("started", None)
         outs = [(m, _unpack(p)) for m, p in _run_processes(path, split, kwargs, client, progress)]
+        from .ingest.nsys import merge_process_metas
+
         meta = merge_process_metas([m for m, _ in outs])
         for flag in ("cached", "results_cached"):
             if any(flag in m for m, _ in outs):
