@@ -1042,6 +1042,12 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # round 85: "ar" (all-reduce) as a word before one-shot/two-shot is a custom all-reduce; ROCclr's
+    # batched stream memory operations are a runtime memory kernel
+    ("void r4d_ar_oneshot_2rank_exact_kernel", "communication", "custom-allreduce"),
+    ("bar_oneshot_kernel", "other", "unmatched"),
+    ("__amd_rocclr_batchMemOp.kd", "memory", "memcpy-kernel"),
+    ("batchMemOp_kernel", "other", "unmatched"),
     # round 84: a softmax with a mask is attention's; a KV-cache write that ropes the keys is a
     # KV-cache write; a split-K merge with the bias a GEMM epilogue; a Myelin norm fusion whose name
     # the table elided ("...") is still a norm
