@@ -1042,6 +1042,21 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # review of rounds 79-84: a masked softmax also with its template arguments, never one over a
+    # vocabulary, logits or a router; Myelin norms elided between the mean and the sqrt; FlagGems'
+    # rank-specialized kernels whatever their function's name, and its reductions; a mask added
+    # to MLC-LLM's attention scores
+    ("void softmax_kernel_masklen<float>(float*, float const*, int, int)", "attention", "attention"),
+    ("softmax_with_vocab_mask", "other", "softmax"),
+    ("log_softmax_mask_kernel", "other", "softmax"),
+    ("__myl_CastMulMean...SqrtDivMulCast", "norm", "myelin-norm"),
+    ("addcmul_forward_kernel_rank_1", "elementwise", "flaggems-pointwise"),
+    ("lerp_tensor_kernel_kernel_rank_1", "elementwise", "flaggems-pointwise"),
+    ("_copy_kernel_kernel_rank_2", "elementwise", "data-movement"),
+    ("mean_dim_kernel", "elementwise", "reduction"),
+    ("prod_kernel_mid", "elementwise", "reduction"),
+    ("max_kernel_launcher", "other", "unmatched"),
+    ("fused_NT_matmul_divide_add_maximum_minimum_cast", "attention", "tvm-attention-score"),
     # round 85: "ar" (all-reduce) as a word before one-shot/two-shot is a custom all-reduce; ROCclr's
     # batched stream memory operations are a runtime memory kernel
     ("void r4d_ar_oneshot_2rank_exact_kernel", "communication", "custom-allreduce"),

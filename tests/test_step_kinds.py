@@ -417,7 +417,8 @@ def test_engine_counts_of_both_kinds_make_a_mixed_step():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(-3, 3)), max_size=60), st.booleans())
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from([-2 ** 63, -3, -1, 0, 1, 2, 3, 2 ** 63 - 1])),
+                max_size=60), st.booleans())
 def test_mode_matches_pandas(rows, larger):
     """physical._mode against its plain equivalent: pandas' value counts per step, the most common
     value first, ties by the larger (or smaller) value."""
@@ -447,3 +448,7 @@ def test_pairs_match_text_pairs(rows, categorical):
     want = [("nan" if x is None else x, "nan" if y is None else y) for x, y in rows]
     assert [uniq[k] for k in keys] == want
     assert uniq == list(dict.fromkeys(want))
+    # rows of a larger table, as the callers take them: categories no row here uses
+    whole = pd.Series([r[0] for r in rows] + ["aten::addmm", "unused"], dtype="category")
+    keys, uniq = _pairs(whole.iloc[:len(rows)], b)
+    assert [uniq[k] for k in keys] == want

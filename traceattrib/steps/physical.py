@@ -64,9 +64,9 @@ def _kernels(ops: pd.DataFrame, step: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def _mode(step: np.ndarray, value: np.ndarray, nsteps: int, larger: bool = True) -> np.ndarray:
-    """Per step the most common value (ties: the larger, or the smaller); -1 where none. Values
-    are int64 above the smallest int64. The plain equivalent: pandas' value_counts per (step,
-    value), sorted by step, count descending and value, the first row of each step."""
+    """Per step the most common integer value (ties: the larger, or the smaller); -1 where none. The
+    plain equivalent: pandas' value_counts per (step, value), sorted by step, count descending and
+    value, the first row of each step."""
     out = np.full(nsteps, -1, np.int64)
     if not step.size:
         return out
@@ -75,25 +75,28 @@ def _mode(step: np.ndarray, value: np.ndarray, nsteps: int, larger: bool = True)
     s, v = step[o], value[o]
     first = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (v[1:] != v[:-1])])
     n, gs, gv = np.diff(np.r_[first, s.size]), s[first], v[first]
-    # per step: the largest count, then the larger (or smaller) value
-    best = np.lexsort((-gv if larger else gv, -n, gs))
+    # per step: the largest count, then the larger (or smaller) value: the groups are in value
+    # order within a step already, so by their position (no negated values to overflow)
+    at = np.arange(gs.size)
+    best = np.lexsort((-at if larger else at, -n, gs))
     best = best[np.r_[True, gs[best][1:] != gs[best][:-1]]]
     out[gs[best]] = gv[best]
     return out
 
 
-# --- shapes ---------------------------------------------------------------------------------------
-
 def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]]]:
-    """The distinct (a, b) text pairs of two columns of the same rows (categoricals or texts; a
-    missing value reads "nan", as astype(str)), and each row's index among them."""
-    codes, texts = [], []
+    """The distinct (a, b) pairs of two columns of the same rows as texts (categoricals or texts;
+    a missing value reads "nan"), in order of first appearance, and each row's index among them."""
+    codes, cats = [], []
     for col in (a, b):
         cat = col.astype("category").array
         codes.append(np.asarray(cat.codes, np.int64) + 1)  # 0: missing
-        texts.append(["nan", *(str(x) for x in cat.categories)])
-    keys, uniq = pd.factorize(codes[0] * len(texts[1]) + codes[1])
-    return keys, [(texts[0][u // len(texts[1])], texts[1][u % len(texts[1])]) for u in uniq.tolist()]
+        cats.append(cat.categories)
+    m = len(cats[1]) + 1
+    keys, uniq = pd.factorize(codes[0] * m + codes[1])
+    # texts of the pairs present only: a column's categories can be many more than its rows use
+    text = lambda c, i: "nan" if i == 0 else str(c[i - 1])  # noqa: E731
+    return keys, [(text(cats[0], u // m), text(cats[1], u % m)) for u in uniq.tolist()]
 
 
 @lru_cache(maxsize=4096)
