@@ -1042,6 +1042,19 @@ CASES = [
     ("void onnxruntime::cuda::_UpampleNearestKernel<float, int=4>(onnxruntime::cuda::TArray<__int64, int=8>, ...)",
      "elementwise", "layout-copy"),
     ("sample_kernel", "other", "unmatched"),
+    # rounds 87-88: CuPy's ufunc kernels (cupy_<ufunc>__<types>) are pointwise, a copy between two
+    # types a cast; sums along rows a reduction; BLAS words inside an FFT's name do not make a GEMM;
+    # XLA's cuDNN convolution custom calls are convolutions
+    ("cupy_copy__int64_int32", "cast", "cupy-cast"),
+    ("cupy_copy__float32_float32", "elementwise", "cupy-elementwise"),
+    ("cupy_sqrt__float32_float32", "elementwise", "cupy-elementwise"),
+    ("cupy_kernel", "other", "unmatched"),
+    ("sumAlongRows", "elementwise", "reduction"),
+    ("summary_along_rows", "other", "unmatched"),
+    ("vector_fft_symm_c2r", "other", "unmatched"),
+    ("dsymm_kernel", "linear", "gemm"),
+    ("cudnn-conv.1.0", "linear", "convolution"),
+    ("cudnn-conv-bias-activation.3", "linear", "convolution"),
     # review of rounds 79-84: a masked softmax also with its template arguments, never one over a
     # vocabulary, logits or a router; Myelin norms elided between the mean and the sqrt; FlagGems'
     # rank-specialized kernels whatever their function's name, and its reductions; a mask added
