@@ -84,6 +84,8 @@ def _mode(step: np.ndarray, value: np.ndarray, nsteps: int, larger: bool = True)
     return out
 
 
+# --- shapes ---------------------------------------------------------------------------------------
+
 def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]]]:
     """The distinct (a, b) pairs of two columns of the same rows as texts (categoricals or texts;
     a missing value reads "nan"), in order of first appearance, and each row's index among them."""
@@ -94,8 +96,11 @@ def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]
         cats.append(cat.categories)
     m = len(cats[1]) + 1
     keys, uniq = pd.factorize(codes[0] * m + codes[1])
+
+    def text(c: pd.Index, i: int) -> str:
+        return "nan" if i == 0 else str(c[i - 1])
+
     # texts of the pairs present only: a column's categories can be many more than its rows use
-    text = lambda c, i: "nan" if i == 0 else str(c[i - 1])  # noqa: E731
     return keys, [(text(cats[0], u // m), text(cats[1], u % m)) for u in uniq.tolist()]
 
 
