@@ -124,6 +124,20 @@ def test_rules_run_once_per_distinct_evidence(rules, monkeypatch):
     assert (out["bucket"].astype(str).to_numpy() == expect).all()
 
 
+def test_rules_read_a_texts_first_chars(rules):
+    """A name's words past classify.TEXT_CHARS are not read (a hostile name of a million characters
+    is classified by its beginning, in bounded time), nor an op chain's; within it they are."""
+    pad = "x" * (classify.TEXT_CHARS - 20)
+    far = "x" * classify.TEXT_CHARS
+    df = pd.DataFrame({"name": [pad + "_gemm_kernel", far + "_gemm_kernel", "moe_" * 250_000,
+                                "some_kernel", "some_kernel"],
+                       "op": ["", "", "", "aten::x > " * 10 + "aten::scaled_dot_product_attention",
+                              "aten::x > " * 1000 + "aten::scaled_dot_product_attention"]})
+    out = classify_kernels(df, rules)
+    assert out["bucket"].astype(str).tolist() == ["linear", "other", "other", "attention", "other"]
+    assert out["rule"].astype(str).tolist()[:3] == ["gemm", "unmatched", "unmatched"]
+
+
 # ------------------------------------------------------------------------------------------------
 # evidence helpers
 

@@ -278,6 +278,11 @@ def load_rules(path: str | None = None) -> Rules:
 # ---------------------------------------------------------------------------------------------
 # evidence
 
+# the rules read a text's first TEXT_CHARS characters: real kernel names run to about 5,000, and some
+# rule regexes take time that grows with the square of a text's length on hostile ones (a name of
+# 100,000 characters would hold a report for minutes)
+TEXT_CHARS = 8192
+
 _ANON = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
 _CUT = re.compile(r"[<(\[]")
 _SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$|\.kd$")  # ROCm code-object suffixes
@@ -369,7 +374,7 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
     def column(field: str):
         if field not in cols:
             codes, uniq = pd.factorize(ev[field].to_numpy(), use_na_sentinel=False)
-            cols[field] = (codes, np.asarray(uniq, dtype=object), None)
+            cols[field] = (codes, np.array([u[:TEXT_CHARS] for u in uniq], dtype=object), None)
         return cols[field]
 
     def lowered(field: str) -> list[str]:
