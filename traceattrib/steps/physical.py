@@ -94,14 +94,15 @@ def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]
         cat = col.astype("category").array
         codes.append(np.asarray(cat.codes, np.int64) + 1)  # 0: missing
         cats.append(cat.categories)
-    m = len(cats[1]) + 1
-    keys, uniq = pd.factorize(codes[0] * m + codes[1])
+    keys, _ = pd.factorize(pack_keys(codes, [c[:0] for c in codes])[0])
+    # the first row of each pair: pairs are numbered in order of first appearance
+    row = np.flatnonzero(np.r_[keys.size > 0, keys[1:] > np.maximum.accumulate(keys)[:-1]])
 
     def text(c: pd.Index, i: int) -> str:
         return "nan" if i == 0 else str(c[i - 1])
 
     # texts of the pairs present only: a column's categories can be many more than its rows use
-    return keys, [(text(cats[0], u // m), text(cats[1], u % m)) for u in uniq.tolist()]
+    return keys, [(text(cats[0], codes[0][r]), text(cats[1], codes[1][r])) for r in row.tolist()]
 
 
 @lru_cache(maxsize=4096)
