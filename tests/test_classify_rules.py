@@ -1232,6 +1232,43 @@ CASES = [
     # round 52: the THC-era NLL criterion kernels are a loss
     ("void cunn_ClassNLLCriterion_updateOutput_kernel<float, float>(float*, float*, float*, __int64*, float*, int, "
      "int, int, int, __int64)", "other", "loss"),
+    # rounds 91-95: DeepEP's count exchange without its namespace; a notify that is not DeepEP's
+    ("cached_notify_dispatch", "communication", "all-to-all"),
+    ("notify_dispatch", "communication", "all-to-all"),
+    ("cached_notify_combine", "communication", "all-to-all"),
+    ("notify_all_kernel", "other", "unmatched"),
+    # an MLP's projection, as a CuTe-DSL function name spells it; its interpolating near miss stays out
+    ("kernel_cutlass_mlp_proj_kernel_tensorptrf8E4M3FN_gmem_align16_o_i641_tensorptrf8E4M3FN_…", "linear",
+     "linear-named"),
+    ("ffn_proj_bf16_kernel", "linear", "linear-named"),
+    ("mlp_projection_upsample_kernel", "elementwise", "layout-copy"),
+    # adaptive layer norm (DiT video models); 'adalnx' and 'ada_lnorm' are not the word
+    ("mx_ln_adaln_e", "norm", "norm"),
+    ("ada_ln_fwd", "norm", "norm"),
+    ("adalnx_kernel", "other", "unmatched"),
+    # attention heads split from a fused QKV or merged back: layout copies
+    ("h3v_qkv_heads_bf16", "elementwise", "layout-copy"),
+    ("mx_merge_heads", "elementwise", "layout-copy"),
+    ("fvf_split_heads_rows", "elementwise", "layout-copy"),
+    ("merge_headsets_kernel", "other", "unmatched"),
+    # Gaussian splatting: per-Gaussian work and the SSIM loss are elementwise, the rasterizer is not
+    ("void preprocessCUDA<3, 16>(int, int, int, float const*, glm::vec<3, float, (glm::qualifier)0> const*, float)",
+     "elementwise", "per-gaussian"),
+    ("void gsplat::projection_ewa_3dgs_fused_fwd_kernel<float>(unsigned int, unsigned int, unsigned int)",
+     "elementwise", "per-gaussian"),
+    ("fast_lfs::rasterization::kernels::forward::preprocess_cu(const float3…", "elementwise", "per-gaussian"),
+    ("void <unnamed>::fusedL1SSIMForwardCUDA<unsigned char>(int, int, int, …", "elementwise", "per-gaussian"),
+    ("void lfs::training::kernels::<unnamed>::fused_l1_ssim_sum_kernel<unsi…", "elementwise", "reduction"),
+    ("fast_lfs::rasterization::kernels::forward::blend_cu(const float3…", "other", "rasterization"),
+    ("preprocessing_kernel", "other", "unmatched"),
+    # hyper-connections mix residual streams; with a GEMM or norm inside, those rules decide
+    ("mhc_pre_big_fuse_tilelang_kernel", "elementwise", "residual-mixing"),
+    ("hc_head_fuse_tilelang_kernel", "elementwise", "residual-mixing"),
+    ("mhc_pre_big_fuse_with_norm_tilelang_kernel", "norm", "norm"),
+    ("mhc_pre_gemm_sqrsum_splitk_stage_0_kernel", "linear", "gemm"),
+    ("wan_res_gate", "elementwise", "residual-mixing"),
+    ("matmul_small_res_gate", "linear", "gemm"),
+    ("chc_prefix_kernel", "other", "unmatched"),
 ]
 
 
