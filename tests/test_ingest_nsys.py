@@ -17,7 +17,7 @@ from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
 NSYS_FIXTURES = ["llama_eager_nsys", "llama_graph_nsys_node", "llama_graph_nsys", "tp2_eager_nsys"]
 
 
-@pytest.mark.parametrize("name", NSYS_FIXTURES)
+@pytest.mark.parametrize("name", NSYS_FIXTURES + ["serve_piecewise_noann_nsys", "serve_mixed_noann_nsys"])
 def test_kernel_totals_equal_nsys_stats(name):
     t = read(str(FIXTURES / f"{name}.sqlite"))
     k = t.kernels

@@ -19,7 +19,7 @@ from traceattrib.errors import TraceError
 from traceattrib.gpuops import gpu_ops
 from traceattrib.ingest import read
 from traceattrib.model import Trace
-from traceattrib.steps import flags, graphs, kinds, sources
+from traceattrib.steps import detect, flags, graphs, kinds, sources
 from traceattrib.steps.table import step_table
 
 from tracegen import Timeline, kineto_text, timelines, write_nsys
@@ -140,3 +140,25 @@ def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
     assert (plain.evidence, plain.why, plain.notes) == (threaded.evidence, threaded.why, threaded.notes)
     np.testing.assert_array_equal(plain.attention, steps.attention_mask(ops, kb))
     np.testing.assert_array_equal(threaded.attention, plain.attention)
+
+
+@given(st.integers(3, 12), st.integers(3, 12), st.integers(2, 5), st.integers(2, 5))
+@settings(max_examples=60, deadline=None)
+def test_a_name_recurring_at_two_periods_is_regular_only_with_both(p1, p2, n1, n2):
+    """A once-per-forward kernel whose forward grew (a request joined: more kernels after) recurs
+    at two periods: with modes=2 its two most common gaps count together when within a factor of 2
+    (the period the larger), with one mode only when one of them holds 60% of its gaps. Filler
+    kernels each run once."""
+    gaps = [p1] * n1 + [p2] * n2
+    pos = np.cumsum([0] + gaps)
+    codes = np.arange(1, pos[-1] + 2, dtype=np.int64)  # every other position its own name
+    codes[pos] = 0
+    one = detect.regular_names(codes)
+    two = detect.regular_names(codes, modes=2)
+    top = max(n1, n2) if p1 != p2 else n1 + n2
+    assert (0 in one["code"].to_numpy()) == (top / (n1 + n2) >= detect.MIN_REGULAR)
+    near = p1 == p2 or max(p1, p2) <= 2 * min(p1, p2)
+    assert (0 in two["code"].to_numpy()) == (near or top / (n1 + n2) >= detect.MIN_REGULAR)
+    if near:
+        row = two[two["code"] == 0].iloc[0]
+        assert row["period"] == max(p1, p2) and row["share"] == 1.0 and row["count"] == n1 + n2 + 1

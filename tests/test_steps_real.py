@@ -47,6 +47,8 @@ CASES = [
     ("serve_piecewise_noann_nsys", "cuda_graphs", 11, 8),  # 9 launches per forward + eager prefill
     ("serve_full_noann_torch", "cuda_graphs", 11, 8),     # one launch per forward + eager prefill
     ("serve_eager_noann_torch", "detected", 11, 8),
+    ("serve_mixed_torch", "annotations", 9, 4),           # a request joins at step 4: a mixed batch
+    ("serve_mixed_noann_torch", "detected", 9, 4),        # ... found with more kernels per forward after it
     ("hf_generate_torch", "detected", 16, 8),             # HF generate: 1 prefill + 15 decode forwards
     ("llama_eager_torch", "annotations", 25, 4),
     ("llama_eager_nsys", "annotations", 25, 4),

@@ -101,8 +101,10 @@ def detection(ops: pd.DataFrame, attention: np.ndarray | None) -> Detected:
     return Detected(Candidate("detected", note("label.detected"), tab, step), found)
 
 
-def regular_names(codes: np.ndarray) -> pd.DataFrame:
-    """Names that recur regularly: code, period (modal gap in positions), share, count; largest period first."""
+def regular_names(codes: np.ndarray, modes: int = 1) -> pd.DataFrame:
+    """Names that recur regularly: code, period (modal gap in positions), share, count; largest period
+    first. modes=2: a name's two most common gaps count together when within a factor of 2 of each
+    other (a period that changed as the batch did: a request joined), the period the larger."""
     n = codes.size
     if n < 2:
         return pd.DataFrame(columns=["code", "period", "share", "count"])
@@ -116,9 +118,16 @@ def regular_names(codes: np.ndarray) -> pd.DataFrame:
     per = pair_counts(nc[1:][same], np.diff(pp)[same], ("code", "gap", "k"))
     tot = per.groupby("code")["k"].transform("sum")
     per = per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
-    best = per.drop_duplicates("code")
-    out = pd.DataFrame({"code": best["code"].to_numpy(), "period": best["gap"].to_numpy(),
-                        "share": (best["k"] / best["tot"]).to_numpy(), "count": best["tot"].to_numpy() + 1})
+    first = ~per["code"].duplicated()
+    best = per[first]
+    k, gap = best["k"].to_numpy(), best["gap"].to_numpy()
+    if modes == 2:
+        second = per[~first].drop_duplicates("code").set_index("code").reindex(best["code"].to_numpy())
+        g2, k2 = second["gap"].to_numpy(), second["k"].fillna(0).to_numpy(np.int64)
+        near = (g2 <= 2 * gap) & (gap <= 2 * g2)  # NaN (no second gap) is never near
+        k, gap = np.where(near, k + k2, k), np.where(near, np.fmax(gap, g2), gap).astype(np.int64)
+    out = pd.DataFrame({"code": best["code"].to_numpy(), "period": gap,
+                        "share": k / best["tot"].to_numpy(), "count": best["tot"].to_numpy() + 1})
     out = out[(out["count"] >= MIN_COUNT) & (out["share"] >= MIN_REGULAR)]
     return out.sort_values(["period", "share", "count"], ascending=[False, False, False], ignore_index=True)
 
@@ -155,13 +164,28 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
     n = codes.size
     if n < 2 * MIN_COUNT:
         return None
-    reg = regular_names(codes)
-    if not len(reg):
-        return None
     gap = idle_before(start, end)
     once = np.flatnonzero(np.bincount(codes - codes.min(), minlength=1)[codes - codes.min()] == 1)
     layered = attention is not None and attention.any()
-    found = []
+    reg = regular_names(codes)
+    found = _periods(reg, codes, gap, once, attention if layered else None)
+    if not found or max(d.ratio for d in found) < DISTINCT:
+        # a forward whose kernel count changed mid-trace (a request joined): its anchors recur at two
+        # periods, and a period of one regime's layers may pass with boundaries that do not stand out
+        two = regular_names(codes, modes=2)
+        more = _periods(two[~two["code"].isin(reg["code"])], codes, gap, once, attention if layered else None)
+        more = [d for d in more if d.ratio >= DISTINCT] if found else more
+        found = more or found
+    if not found:
+        return None
+    return found[-1] if layered else found[0]
+
+
+def _periods(reg: pd.DataFrame, codes: np.ndarray, gap: np.ndarray, once: np.ndarray,
+             attention: np.ndarray | None) -> list[Detection]:
+    """The detections the candidate periods of `reg` make, largest period first (with attention
+    kernels every period that passes, else the first)."""
+    n, found = codes.size, []
     for period in reg["period"].drop_duplicates()[:MAX_TRIES]:
         if period < 2:
             break
@@ -175,14 +199,12 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
             continue
         if ratio < DISTINCT and _edges_only(once, starts):
             continue  # layer groups of a single forward
-        if layered and not _every_layer(starts, codes, attention):
+        if attention is not None and not _every_layer(starts, codes, attention):
             continue
         found.append(Detection(starts, stops, anchor, a, int(period), float(ratio)))
-        if not layered:
+        if attention is None:
             break
-    if not found:
-        return None
-    return found[-1] if layered else found[0]
+    return found
 
 
 def _every_layer(starts: np.ndarray, codes: np.ndarray, attention: np.ndarray) -> bool:

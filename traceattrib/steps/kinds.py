@@ -12,7 +12,9 @@ deciding one first), `kind_against` the ones that said another kind. ORDER:
                        for the logits (the lm_head GEMM's rows, or launch grids); 1 is decode, 16
                        or more a prefill (from a mean over several sequences, a prefill the
                        trace cannot tell from a mixed batch: a note says so)
-  KV +1 per step       measured: the keys each query sees grew by one since the previous step
+  KV +1 per step       measured: the keys each query sees grew by one since the previous step;
+                       mixed where one of its attention ops also took a sequence's PREFILL_Q or
+                       more new tokens (a request prefilled beside the running decodes)
   tokens               a step with 4x the fewest tokens of the trace (and 16+) is a prefill, the
                        rest decode (tokens from the name, the GEMMs' rows, row kernels' grids)
   launch grid          the same kernels launch 4x the thread blocks: two groups of forwards
@@ -68,7 +70,7 @@ def describe(table: pd.DataFrame, step: np.ndarray, ctx: Context) -> tuple[dict[
     phys = measure(ctx, step, n)
     tok = names["tokens"].to_numpy()
     tokens = np.where(tok > 0, tok, np.where(phys.tokens_shapes > 0, phys.tokens_shapes, phys.rows_grid))
-    layers = layers_per_step(ctx.ops, step, n, ctx.attention)
+    layers = layers_per_step(ctx.ops, step, n, ctx.attention, ctx.model)
     span = (table["end_ns"] - table["start_ns"]).to_numpy(np.float64)
     kind, evidence, against, notes = infer_kinds(names, tokens, phys, span, step, ctx, table["rank"].to_numpy())
     return {"kind": kind, "kind_evidence": evidence, "kind_against": against, "tokens": tokens, "layers": layers,
@@ -89,11 +91,15 @@ def _work(tokens: np.ndarray, scale: np.ndarray, rank: np.ndarray) -> np.ndarray
 
 # --- layers --------------------------------------------------------------------------------------
 
-def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention: np.ndarray | None) -> np.ndarray:
+def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention: np.ndarray | None,
+                    model: np.ndarray | None = None) -> np.ndarray:
     """Layers each step holds: the most common count (ties: the smaller) among its attention kernel
     names (each layer calls attention once), else among all its kernel names that repeat; -1 none.
+    Where fewer, the runs of attention kernels between GEMMs: a layer that calls attention once per
+    sequence (a batch of unequal lengths, each sequence its own call) runs its names several times.
 
-    step: per op, its step (-1 outside); attention: per op, True for attention kernels (None: unknown)."""
+    step: per op, its step (-1 outside); attention: per op, True for attention kernels (None: unknown);
+    model: per op, True for GEMM and attention kernels (None: unknown)."""
     out = np.full(nsteps, -1, np.int64)
     kern = (ops["kind"] == "kernel").to_numpy() & (step >= 0)
     for sel in ((kern & attention) if attention is not None else None, kern):
@@ -106,7 +112,21 @@ def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention:
         best = freq.sort_values(["step", "n", "c"], ascending=[True, False, True]).drop_duplicates("step")
         todo = out[best["step"].to_numpy()] < 0
         out[best["step"].to_numpy()[todo]] = best["c"].to_numpy()[todo]
+    if attention is not None and model is not None:
+        runs = _attention_runs(step, kern & model, attention, nsteps)
+        out = np.where((runs > 0) & (out > 0) & (runs < out), runs, out)
     return out
+
+
+def _attention_runs(step: np.ndarray, model: np.ndarray, attention: np.ndarray, nsteps: int) -> np.ndarray:
+    """Per step: its runs of attention kernels that no GEMM separates (op rows in time order within
+    a rank, steps of one rank); 0 where it runs no GEMM (nothing separates them: vLLM's start-up
+    graph capture runs attention's cache writes alone)."""
+    i = np.flatnonzero(model)
+    s, a = step[i], attention[i]
+    after_gemm = np.r_[True, (s[1:] != s[:-1]) | ~a[:-1]]
+    runs = np.bincount(s[a & after_gemm], minlength=nsteps)[:nsteps]
+    return np.where(np.bincount(s[~a], minlength=nsteps)[:nsteps] > 0, runs, 0)
 
 
 # --- kinds ---------------------------------------------------------------------------------------
@@ -274,11 +294,13 @@ def _maybe_mixed(flat: np.ndarray, kind: np.ndarray, evidence: np.ndarray) -> li
 
 def _by_kv_growth(f: _Facts) -> np.ndarray:
     """Decode adds one token to every sequence: a step whose queries see one key more than the
-    previous step's (same rank) is a decode."""
+    previous step's (same rank) is a decode, or mixed when one of its attention ops also took
+    PREFILL_Q or more query tokens of a sequence (a new request prefilled in the same forward)."""
     kv = f.phys.kv_shapes
     prev = np.r_[-1, kv[:-1]]
     same = np.r_[False, f.rank[1:] == f.rank[:-1]]
-    return _votes(kv.size, (same & (kv > 0) & (prev > 0) & (kv == prev + 1), "decode"))
+    grew = same & (kv > 0) & (prev > 0) & (kv == prev + 1)
+    return _votes(kv.size, (grew, "decode"), (grew & (f.phys.q_max >= PREFILL_Q), "mixed"))
 
 
 def _each_rank(f: _Facts, vote: Callable[[_Facts, np.ndarray], np.ndarray]) -> np.ndarray:

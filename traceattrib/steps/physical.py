@@ -30,7 +30,9 @@ class Physical(NamedTuple):
     tokens_shapes: rows of the step's GEMMs (the most common count); last_gemm_rows: rows of its
     last GEMM (the logits of each sequence's last token, when fewer); q_shapes: query tokens per
     sequence of its attention ops (or its embedding lookup's [batch, len] ids); seqs_shapes: the
-    sequences they hold; kv_shapes: the keys each query sees (the most common KV length);
+    sequences they hold; kv_shapes: the keys each query sees (the most common KV length); q_max:
+    the most query tokens per sequence of any of its attention ops (a sequence prefilled beside
+    decodes, when each sequence's attention is its own op);
     rows_grid: tokens from row kernels' grids (the most common row count); last_rows: rows of the
     step's last row-kernel launch (the last-token gather before the logits, when smaller);
     scale: log2 of the step's launch grids over the typical step's, median over the kernels whose
@@ -45,16 +47,18 @@ class Physical(NamedTuple):
     last_rows: np.ndarray
     scale: np.ndarray
     model: np.ndarray
+    q_max: np.ndarray
 
 
 def measure(ctx: Context, step: np.ndarray, nsteps: int) -> Physical:
     """Every per-step measurement of this module. step: per op of ctx.ops, its step (-1 outside)."""
-    q, seqs, kv = attention_shapes(ctx.trace, ctx.ops, step, nsteps)
+    q, seqs, kv, q_max = attention_shapes(ctx.trace, ctx.ops, step, nsteps)
     rows, last = grid_rows(ctx, step, nsteps)
     tokens, last_gemm = gemm_shapes(ctx.trace, ctx.ops, step, nsteps)
     return Physical(tokens_shapes=tokens, last_gemm_rows=last_gemm, q_shapes=q,
                     seqs_shapes=seqs, kv_shapes=kv, rows_grid=rows, last_rows=last,
-                    scale=grid_scale(ctx.trace, ctx.ops, step, nsteps), model=model_steps(ctx, step, nsteps))
+                    scale=grid_scale(ctx.trace, ctx.ops, step, nsteps), model=model_steps(ctx, step, nsteps),
+                    q_max=q_max)
 
 
 def _kernels(ops: pd.DataFrame, step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,25 +200,26 @@ def attention_dims(op: str, dims: str) -> tuple[int, int, int]:
 
 
 def attention_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per step: query tokens per sequence, sequences and KV length of its attention ops (the most
-    common; ties: the larger), else its embedding lookup's; -1 unknown. An op belongs to the step
-    of the first GPU op launched inside it on its thread."""
+    common; ties: the larger), else its embedding lookup's, and the most query tokens per sequence
+    of any of its attention ops; -1 unknown. An op belongs to the step of the first GPU op launched
+    inside it on its thread."""
     none = np.full(nsteps, -1, np.int64)
     c = trace.cpu_ops
     if not len(c) or not len(trace.launches):
-        return none, none.copy(), none.copy()
+        return none, none.copy(), none.copy(), none.copy()
     lay = attention_layouts()
     names = c["name"]
     att = (name_matches(names, lay.bhld) | name_matches(names, lay.blhd) | name_matches(names, lay.varlen))
     emb = name_in(names, ["aten::embedding"])
     sel = np.flatnonzero((att | emb) & ~name_in(c["input_dims"], [""]))
     if not sel.size:
-        return none, none.copy(), none.copy()
+        return none, none.copy(), none.copy(), none.copy()
     s = cpu_op_steps(c.iloc[sel], trace.launches, ops, step)
     ok = s >= 0
     if not ok.any():
-        return none, none.copy(), none.copy()
+        return none, none.copy(), none.copy(), none.copy()
     sel, s = sel[ok], s[ok]
     keys, uniq = _pairs(c["name"].iloc[sel], c["input_dims"].iloc[sel])
     got = np.array([attention_dims(*u) for u in uniq], np.int64).reshape(-1, 3)[keys]
@@ -225,7 +230,10 @@ def attention_shapes(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: 
         a = _mode(s[is_att & (v > 0)], v[is_att & (v > 0)], nsteps)
         e = _mode(s[~is_att & (v > 0)], v[~is_att & (v > 0)], nsteps)
         out.append(np.where(a > 0, a, e))
-    return out[0], out[1], out[2]
+    q_max = none.copy()
+    m = is_att & (got[:, 0] > 0)
+    np.maximum.at(q_max, s[m], got[m, 0])
+    return out[0], out[1], out[2], q_max
 
 
 def cpu_op_steps(cpu: pd.DataFrame, launches: pd.DataFrame, ops: pd.DataFrame, step: np.ndarray) -> np.ndarray:
