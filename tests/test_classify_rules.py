@@ -1269,6 +1269,31 @@ CASES = [
     ("wan_res_gate", "elementwise", "residual-mixing"),
     ("matmul_small_res_gate", "linear", "gemm"),
     ("chc_prefix_kernel", "other", "unmatched"),
+    # rounds 96-100: molecular dynamics integrators move each atom; 'integrate' alone says nothing
+    ("integrateLangevinMiddlePart1", "elementwise", "md-integrator"),
+    ("integrateVerletPart2", "elementwise", "md-integrator"),
+    ("leapFrogKernel", "elementwise", "md-integrator"),
+    ("integrate_rows_kernel", "other", "unmatched"),
+    # PME's reciprocal-space step is no convolution GEMM; cuDNN's convolutions stay
+    ("reciprocalConvolution", "other", "unmatched"),
+    ("void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>",
+     "linear", "gemm"),
+    # a grouped GEMM's pointer set-up multiplies nothing
+    ("get_group_gemm_starts", "other", "unmatched"),
+    ("group_gemm_starts_kernel", "other", "unmatched"),
+    ("grouped_gemm_kernel", "linear", "gemm"),
+    # Hadamard rotations; fused with a quantize, the quantize rule decides
+    ("void (anonymous namespace)::fast_hadamard_transform_kernel<(anonymous namespace)::FastHadamardKernelTraits"
+     "<16, 7, __nv_bfloat16> >(HadamardParamsBase)", "elementwise", "hadamard"),
+    ("hadamard_transform_quant_fp8_kernel", "cast", "quantize"),
+    # SGLang's MLA: rope, concatenation and the cache write in one kernel
+    ("fused_qk_rope_cat_and_cache_mla_kernel", "attention", "kv-cache-write"),
+    ("fuse_qk_rope_concat_and_cache_mla_per_head_kernel", "attention", "kv-cache-write"),
+    ("cat_and_mul_kernel", "elementwise", "data-movement"),
+    # Kunlun's BLAS
+    ("void xblas_xpu3::fc_cdnn_infer<float16, float16, float16, float16, float, float, float, float, 1>", "linear",
+     "linear-named"),
+    ("void xblas_xpu3::transpose<float16>", "elementwise", "layout-copy"),
 ]
 
 
