@@ -14,7 +14,7 @@ from traceattrib.ingest import read
 from traceattrib.model import RANGE_COLUMNS, Trace, conform
 from traceattrib.render.notes import texts
 
-from conftest import FIXTURES, PUBLIC, needs_shared, summary_of
+from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, summary_of
 
 
 def truth(name: str) -> list[dict]:
@@ -167,6 +167,18 @@ def test_public_sglang_prefill_step():
     assert rep.evidence == "annotations" and len(st) == 1
     assert st["kind"].iloc[0] == "prefill" and st["tokens"].iloc[0] == 15360 and st["layers"].iloc[0] == 36
     assert "training" not in texts([rep.summary.evidence_why])[0]
+
+
+@needs_shared
+def test_a_cnn_whose_kernels_recur_at_two_distances_stays_one_step():
+    """An nsys export of CNN benchmarks (convolutions only, no attention kernels): its kernels recur
+    at two distances, which is no rhythm of forward passes; the whole trace stays one step."""
+    path = NSYS_VERSIONS / "LeiWang1999_memfusion_artifact__cb223ed__report1.sqlite"
+    if not path.exists():
+        pytest.skip("shared trace absent")
+    rep = analyze(read(str(path)))
+    assert rep.evidence == "whole_trace" and len(rep.steps) == 1
+    assert list(rep.steps["kind"]) == ["unknown"]
 
 
 @needs_shared

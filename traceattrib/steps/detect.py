@@ -169,9 +169,11 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
     layered = attention is not None and attention.any()
     reg = regular_names(codes)
     found = _periods(reg, codes, gap, once, attention if layered else None)
-    if not found or max(d.ratio for d in found) < DISTINCT:
+    if layered and (not found or max(d.ratio for d in found) < DISTINCT):
         # a forward whose kernel count changed mid-trace (a request joined): its anchors recur at two
-        # periods, and a period of one regime's layers may pass with boundaries that do not stand out
+        # periods, and a period of one regime's layers may pass with boundaries that do not stand out;
+        # only where attention kernels show every step holds every layer (a CNN's convolutions at
+        # two distances are no forwards)
         two = regular_names(codes, modes=2)
         more = _periods(two[~two["code"].isin(reg["code"])], codes, gap, once, attention if layered else None)
         more = [d for d in more if d.ratio >= DISTINCT] if found else more
