@@ -271,6 +271,29 @@ def test_a_request_joining_running_decodes_is_a_mixed_step():
     assert [n.counts for n in rep.notes if n.code == "steps.maybe_mixed"] == [(2,)]
 
 
+def test_packed_query_heads_of_a_decode_are_not_a_prefilled_sequence():
+    """KV +1 per step votes mixed only for an attention op over 16+ query tokens of one sequence
+    beside the decodes: decode code that packs 16 query heads per KV head shows 16 as the query
+    length of every sequence (its GEMMs' rows per sequence are 1, its tokens its logits rows)."""
+    n = 3
+    none = np.full(n, -1, np.int64)
+
+    def phys(q_max, tokens, seqs, logits):
+        return kinds_mod.Physical(np.array(tokens), np.array(logits), none, np.array(seqs), np.array([100, 101, 102]),
+                                  none, none, np.full(n, np.nan), np.ones(n, bool), np.array(q_max))
+
+    def vote(p, tokens):
+        f = kinds_mod._Facts(None, np.array(tokens), p, np.ones(n), np.zeros(n, np.int64), None, None, None)
+        return list(kinds_mod._by_kv_growth(f))
+
+    # 16 sequences decoding, 16 query heads per KV head packed as queries, one batched call
+    assert vote(phys([16, 16, 16], [16, 16, 16], [16, 16, 16], [16, 16, 16]), [16] * 3) == ["", "decode", "decode"]
+    # ... the same with one call per sequence: 16 tokens, 16 logits rows: nothing beyond one each
+    assert vote(phys([16, 16, 16], [16, 16, 16], [1, 1, 1], [16, 16, 16]), [16] * 3) == ["", "decode", "decode"]
+    # a request of 128 tokens joined three decodes, one call per sequence
+    assert vote(phys([1, 1, 128], [3, 3, 131], [1, 1, 1], [3, 3, 4]), [3, 3, 131]) == ["", "decode", "mixed"]
+
+
 def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():
     """A chunked-prefill batch under FlashInfer runs the ragged prefill kernel for the new tokens
     and the decode kernel for the running sequences in one forward: mixed."""

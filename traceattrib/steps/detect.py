@@ -175,7 +175,7 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
         # only where attention kernels show every step holds every layer (a CNN's convolutions at
         # two distances are no forwards)
         two = regular_names(codes, modes=2)
-        more = _periods(two[~two["code"].isin(reg["code"])], codes, gap, once, attention if layered else None)
+        more = _periods(two[~two["code"].isin(reg["code"])], codes, gap, once, attention)
         more = [d for d in more if d.ratio >= DISTINCT] if found else more
         found = more or found
     if not found:

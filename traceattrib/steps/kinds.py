@@ -300,7 +300,15 @@ def _by_kv_growth(f: _Facts) -> np.ndarray:
     prev = np.r_[-1, kv[:-1]]
     same = np.r_[False, f.rank[1:] == f.rank[:-1]]
     grew = same & (kv > 0) & (prev > 0) & (kv == prev + 1)
-    return _votes(kv.size, (grew, "decode"), (grew & (f.phys.q_max >= PREFILL_Q), "mixed"))
+    # a prefill's share: an attention op over PREFILL_Q query tokens of a sequence, not more than the
+    # step's tokens per sequence of its attention (decode code that packs a KV head's query heads as
+    # queries shows them as the query length), and PREFILL_Q tokens more than its logits rows
+    p = f.phys
+    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes // np.maximum(p.seqs_shapes, 1),
+                       np.iinfo(np.int64).max)
+    beyond = (p.last_gemm_rows <= 0) | (f.tokens - p.last_gemm_rows >= PREFILL_Q)
+    prefilled = (np.minimum(p.q_max, per_seq) >= PREFILL_Q) & beyond
+    return _votes(kv.size, (grew, "decode"), (grew & prefilled, "mixed"))
 
 
 def _each_rank(f: _Facts, vote: Callable[[_Facts, np.ndarray], np.ndarray]) -> np.ndarray:
