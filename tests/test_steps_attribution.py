@@ -8,7 +8,7 @@ import statistics
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from traceattrib.analysis import analyze
@@ -292,6 +292,9 @@ _BUCKET_NAMES = {
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(ops=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 120), st.integers(7, 10),
                               st.sampled_from(sorted(_BUCKET_NAMES))), min_size=1, max_size=25))
+# once cut into two detected steps (attention's gaps taken for two periods of forwards)
+@example(ops=[(0, 0, 7, "attention"), (0, 0, 7, "communication"), (0, 0, 7, "attention"), (1, 0, 7, "communication"),
+              (1, 1, 7, "communication"), (1, 0, 7, "attention"), (1, 0, 7, "attention")])
 def test_breakdown_matches_a_segment_by_segment_count(ops):
     """Busy, per-bucket time and exposed time of overlapping kernels on several streams equal a
     count over every elementary segment between op edges (the definition, no unions)."""

@@ -147,8 +147,8 @@ def test_the_threaded_run_equals_find_steps(tl, fmt, regex):
 def test_a_name_recurring_at_two_periods_is_regular_only_with_both(p1, p2, n1, n2):
     """A once-per-forward kernel whose forward grew (a request joined: more kernels after) recurs
     at two periods: with modes=2 its two most common gaps count together when within a factor of 2
-    (the period the larger), with one mode only when one of them holds 60% of its gaps. Filler
-    kernels each run once."""
+    (the period the larger; each seen twice or more), with one mode only when one of them holds 60%
+    of its gaps. Filler kernels each run once; one odd gap among regular ones is no second regime."""
     gaps = [p1] * n1 + [p2] * n2
     pos = np.cumsum([0] + gaps)
     codes = np.arange(1, pos[-1] + 2, dtype=np.int64)  # every other position its own name
@@ -162,3 +162,8 @@ def test_a_name_recurring_at_two_periods_is_regular_only_with_both(p1, p2, n1, n
     if near:
         row = two[two["code"] == 0].iloc[0]
         assert row["period"] == max(p1, p2) and row["share"] == 1.0 and row["count"] == n1 + n2 + 1
+    odd = np.cumsum([0] + [p1] * n1 + [p1 + 1] + [p1] * n2)
+    codes = np.arange(1, odd[-1] + 2, dtype=np.int64)
+    codes[odd] = 0
+    row = detect.regular_names(codes, modes=2).set_index("code").loc[0]
+    assert row["period"] == p1 and row["share"] == (n1 + n2) / (n1 + n2 + 1)

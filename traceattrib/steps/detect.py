@@ -104,7 +104,8 @@ def detection(ops: pd.DataFrame, attention: np.ndarray | None) -> Detected:
 def regular_names(codes: np.ndarray, modes: int = 1) -> pd.DataFrame:
     """Names that recur regularly: code, period (modal gap in positions), share, count; largest period
     first. modes=2: a name's two most common gaps count together when within a factor of 2 of each
-    other (a period that changed as the batch did: a request joined), the period the larger."""
+    other and each seen twice or more (a period that changed as the batch did: a request joined),
+    the period the larger."""
     n = codes.size
     if n < 2:
         return pd.DataFrame(columns=["code", "period", "share", "count"])
@@ -124,7 +125,9 @@ def regular_names(codes: np.ndarray, modes: int = 1) -> pd.DataFrame:
     if modes == 2:
         second = per[~first].drop_duplicates("code").set_index("code").reindex(best["code"].to_numpy())
         g2, k2 = second["gap"].to_numpy(), second["k"].fillna(0).to_numpy(np.int64)
-        near = (g2 <= 2 * gap) & (gap <= 2 * g2)  # NaN (no second gap) is never near
+        # two regimes, each seen twice or more (one odd gap is noise, not a forward that grew);
+        # NaN (no second gap) is never near
+        near = (g2 <= 2 * gap) & (gap <= 2 * g2) & (k2 >= 2)
         k, gap = np.where(near, k + k2, k), np.where(near, np.fmax(gap, g2), gap).astype(np.int64)
     out = pd.DataFrame({"code": best["code"].to_numpy(), "period": gap,
                         "share": k / best["tot"].to_numpy(), "count": best["tot"].to_numpy() + 1})
