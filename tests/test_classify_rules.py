@@ -1242,10 +1242,14 @@ CASES = [
      "linear-named"),
     ("ffn_proj_bf16_kernel", "linear", "linear-named"),
     ("mlp_projection_upsample_kernel", "elementwise", "layout-copy"),
+    ("mlp_proj_bias_gelu_kernel", "elementwise", "activation"),  # a projection's epilogue, not its GEMM
+    ("ffn_proj_dropout_add", "other", "rng"),
     # adaptive layer norm (DiT video models); 'adalnx' and 'ada_lnorm' are not the word
     ("mx_ln_adaln_e", "norm", "norm"),
     ("ada_ln_fwd", "norm", "norm"),
     ("adalnx_kernel", "other", "unmatched"),
+    ("adaln_gemm_kernel", "linear", "gemm"),                    # a GEMM with adaLN fused goes by the GEMM
+    ("fused_adaln_linear_kernel", "linear", "linear-named"),
     # attention heads split from a fused QKV or merged back: layout copies
     ("h3v_qkv_heads_bf16", "elementwise", "layout-copy"),
     ("mx_merge_heads", "elementwise", "layout-copy"),
@@ -1269,6 +1273,8 @@ CASES = [
     ("wan_res_gate", "elementwise", "residual-mixing"),
     ("matmul_small_res_gate", "linear", "gemm"),
     ("chc_prefix_kernel", "other", "unmatched"),
+    ("sched_hc_pre", "other", "unmatched"),                     # 'hc' inside a name is not mHC
+    ("kv_hc_pre_kernel", "other", "unmatched"),
     # rounds 96-100: molecular dynamics integrators move each atom; 'integrate' alone says nothing
     ("integrateLangevinMiddlePart1", "elementwise", "md-integrator"),
     ("integrateVerletPart2", "elementwise", "md-integrator"),

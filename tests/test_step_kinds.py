@@ -292,6 +292,25 @@ def test_packed_query_heads_of_a_decode_are_not_a_prefilled_sequence():
     assert vote(phys([16, 16, 16], [16, 16, 16], [1, 1, 1], [16, 16, 16]), [16] * 3) == ["", "decode", "decode"]
     # a request of 128 tokens joined three decodes, one call per sequence
     assert vote(phys([1, 1, 128], [3, 3, 131], [1, 1, 1], [3, 3, 4]), [3, 3, 131]) == ["", "decode", "mixed"]
+    # 64 decodes in one batched call and a request of 512 tokens in its own
+    assert vote(phys([4, 4, 512], [64, 64, 576], [64, 64, 64], [64, 64, 65]), [64, 64, 576]) == \
+        ["", "decode", "mixed"]
+
+
+@pytest.mark.parametrize("pattern,layers", [
+    (["gemm", "att"] * 4, 4),                        # one attention call per layer
+    (["gemm", "att", "att", "att", "att"] * 4, 4),   # one call per sequence: the runs between GEMMs
+    (["graph", "att"] * 8 + ["gemm"], 8),            # a layer's GEMMs inside captured pieces (graph ops)
+    (["att"] * 8, 8),                                # nothing separates them: the name count stands
+])
+def test_layers_are_runs_of_attention_where_names_repeat_within_a_layer(pattern, layers):
+    kind = np.array(["graph" if p == "graph" else "kernel" for p in pattern], object)
+    code = np.array([1 if p == "att" else 2 for p in pattern])
+    ops = pd.DataFrame({"kind": pd.Categorical(kind, ["kernel", "memcpy", "memset", "graph"]), "name_code": code})
+    att = np.array([p == "att" for p in pattern])
+    model = np.array([p in ("att", "gemm") for p in pattern])
+    got = kinds_mod.layers_per_step(ops, np.zeros(len(pattern), np.int64), 1, att, model)
+    assert list(got) == [layers]
 
 
 def test_flashinfer_prefill_and_decode_kernels_in_one_step_make_it_mixed():
@@ -362,6 +381,8 @@ def test_public_programs_that_are_not_serving_get_no_kind(name):
 # --- the decision itself -----------------------------------------------------------------------
 
 VOTE = st.sampled_from(["", "", "prefill", "decode", "mixed"])
+# sources whose mixed vote refines a prefill or decode that an earlier source gave, in the order they decide
+REFINERS = ("attention kernel", "KV +1 per step")
 
 
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow], deadline=None)
@@ -375,10 +396,10 @@ def test_the_first_vote_decides_and_the_rest_are_sorted_for_or_against(rows):
             assert kind[j] == "unknown" and ev[j] == "" and against[j] == ""
             continue
         first_src, first_kind = said[0]
-        refine = votes["attention kernel"][j] == "mixed" and first_src != "name (counts)"
+        refiner = next((x for x in REFINERS if votes[x][j] == "mixed"), None)
+        refine = refiner is not None and first_src != "name (counts)"
         assert kind[j] == ("mixed" if refine else first_kind)
-        assert ev[j].split(", ")[0] == kinds_mod._label("attention kernel" if refine and first_kind != "mixed"
-                                                          else first_src)
+        assert ev[j].split(", ")[0] == kinds_mod._label(refiner if refine and first_kind != "mixed" else first_src)
         for a in filter(None, against[j].split(", ")):
             assert a.split("=")[1] != kind[j]
         if kind[j] == "mixed":
@@ -392,10 +413,9 @@ def _decide_step_by_step(votes: dict, n: int):
     first = []
     for i in range(n):
         said = [s for s in order if votes[s][i] != ""]
-        att = votes.get("attention kernel")
-        refine = att is not None and att[i] == "mixed" and said and said[0] != "name (counts)" and \
-            votes[said[0]][i] != "mixed"
-        first.append("attention kernel" if refine else (said[0] if said else ""))
+        refiner = next((x for x in REFINERS if x in votes and votes[x][i] == "mixed"), None)
+        refine = refiner is not None and said and said[0] != "name (counts)" and votes[said[0]][i] != "mixed"
+        first.append(refiner if refine else (said[0] if said else ""))
     ev, ag = [], []
     for i in range(n):
         k = kind[i]

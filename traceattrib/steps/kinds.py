@@ -14,7 +14,9 @@ deciding one first), `kind_against` the ones that said another kind. ORDER:
                        trace cannot tell from a mixed batch: a note says so)
   KV +1 per step       measured: the keys each query sees grew by one since the previous step;
                        mixed where one of its attention ops also took a sequence's PREFILL_Q or
-                       more new tokens (a request prefilled beside the running decodes)
+                       more new tokens (a request prefilled beside the running decodes), a vote
+                       that refines an earlier source's prefill or decode, as the attention
+                       kernels' mixed vote does
   tokens               a step with 4x the fewest tokens of the trace (and 16+) is a prefill, the
                        rest decode (tokens from the name, the GEMMs' rows, row kernels' grids)
   launch grid          the same kernels launch 4x the thread blocks: two groups of forwards
@@ -113,15 +115,17 @@ def layers_per_step(ops: pd.DataFrame, step: np.ndarray, nsteps: int, attention:
         todo = out[best["step"].to_numpy()] < 0
         out[best["step"].to_numpy()[todo]] = best["c"].to_numpy()[todo]
     if attention is not None and model is not None:
-        runs = _attention_runs(step, kern & model, attention, nsteps)
-        out = np.where((runs > 0) & (out > 0) & (runs < out), runs, out)
+        graph = (ops["kind"] == "graph").to_numpy() & (step >= 0)
+        runs = _attention_runs(step, (kern & model) | graph, attention & kern, nsteps)
+        out = np.where((runs > 0) & (out > 0) & (runs < out) & (out % np.maximum(runs, 1) == 0), runs, out)
     return out
 
 
 def _attention_runs(step: np.ndarray, model: np.ndarray, attention: np.ndarray, nsteps: int) -> np.ndarray:
-    """Per step: its runs of attention kernels that no GEMM separates (op rows in time order within
-    a rank, steps of one rank); 0 where it runs no GEMM (nothing separates them: vLLM's start-up
-    graph capture runs attention's cache writes alone)."""
+    """Per step: its runs of attention kernels that no GEMM or graph launch separates (a layer's
+    GEMMs may run inside a captured piece that the trace shows as one graph op; op rows in time order
+    within a rank, steps of one rank); 0 where nothing separates them (vLLM's start-up graph
+    capture runs attention's cache writes alone). model: GEMM and attention kernels, graph ops."""
     i = np.flatnonzero(model)
     s, a = step[i], attention[i]
     after_gemm = np.r_[True, (s[1:] != s[:-1]) | ~a[:-1]]
@@ -195,8 +199,9 @@ def _training_steps(f: _Facts) -> np.ndarray:
 
 
 def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per step the first vote in ORDER; a mixed vote of the attention kernels refines a prefill or
-    decode that physical evidence gave (the engine's counts stand). (kind, evidence, against)."""
+    """Per step the first vote in ORDER; a mixed vote of the attention kernels or of KV growth
+    refines a prefill or decode that other evidence gave (a mixed batch holds both; the engine's
+    counts stand). (kind, evidence, against)."""
     order = [s for s in ORDER if s in votes]
     kind = np.full(n, "unknown", dtype=object)
     first = np.full(n, "", dtype=object)
@@ -204,10 +209,11 @@ def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarra
         v = votes[s]
         kind = np.where(v != "", v, kind)
         first = np.where(v != "", s, first)
-    att = votes.get("attention kernel")
-    if att is not None:
-        refine = (att == "mixed") & (first != "name (counts)") & (kind != "mixed")
-        kind[refine], first[refine] = "mixed", "attention kernel"
+    for src in ("attention kernel", "KV +1 per step"):  # the former decides where both refine
+        v = votes.get(src)
+        if v is not None:
+            refine = (v == "mixed") & (first != "name (counts)") & (kind != "mixed")
+            kind[refine], first[refine] = "mixed", src
     evidence = np.full(n, "", dtype=object)
     against = np.full(n, "", dtype=object)
     rows = np.flatnonzero(kind != "unknown")
@@ -300,14 +306,15 @@ def _by_kv_growth(f: _Facts) -> np.ndarray:
     prev = np.r_[-1, kv[:-1]]
     same = np.r_[False, f.rank[1:] == f.rank[:-1]]
     grew = same & (kv > 0) & (prev > 0) & (kv == prev + 1)
-    # a prefill's share: an attention op over PREFILL_Q query tokens of a sequence, not more than the
-    # step's tokens per sequence of its attention (decode code that packs a KV head's query heads as
-    # queries shows them as the query length), and PREFILL_Q tokens more than its logits rows
+    # a prefill's share: an attention op over PREFILL_Q query tokens of a sequence that fit in the
+    # step's tokens beyond one per logits row (decode code that packs a KV head's query heads as
+    # queries shows them as the query length, with no tokens beyond); without the logits rows, not
+    # more than the step's tokens per sequence of its attention
     p = f.phys
-    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes // np.maximum(p.seqs_shapes, 1),
-                       np.iinfo(np.int64).max)
-    beyond = (p.last_gemm_rows <= 0) | (f.tokens - p.last_gemm_rows >= PREFILL_Q)
-    prefilled = (np.minimum(p.q_max, per_seq) >= PREFILL_Q) & beyond
+    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1),
+                       np.inf)
+    room = np.where(p.last_gemm_rows > 0, f.tokens - p.last_gemm_rows + 1, per_seq)
+    prefilled = (p.q_max >= PREFILL_Q) & (p.q_max <= room)
     return _votes(kv.size, (grew, "decode"), (grew & prefilled, "mixed"))
 
 

@@ -32,7 +32,7 @@ class Physical(NamedTuple):
     sequence of its attention ops (or its embedding lookup's [batch, len] ids); seqs_shapes: the
     sequences they hold; kv_shapes: the keys each query sees (the most common KV length); q_max:
     the most query tokens per sequence of any of its attention ops (a sequence prefilled beside
-    decodes, when each sequence's attention is its own op);
+    decodes, when each sequence's attention is its own op; a varlen op gives its mean only);
     rows_grid: tokens from row kernels' grids (the most common row count); last_rows: rows of the
     step's last row-kernel launch (the last-token gather before the logits, when smaller);
     scale: log2 of the step's launch grids over the typical step's, median over the kernels whose
