@@ -55,8 +55,7 @@ def kinds(m):
     P = sys.modules["traceattrib.steps.physical"]
     def measure(ctx, step, n):
         none = np.full(n, -1, np.int64)
-        return P.Physical(none, none, none, none, none, none, none, np.full(n, np.nan), np.zeros(n, bool),
-                          *([none] if "q_max" in P.Physical._fields else []))
+        return P.Physical(none, none, none, none, none, none, none, np.full(n, np.nan), np.zeros(n, bool), none)
     m.measure = measure
 PATCH = {"traceattrib.analysis": layers, "traceattrib.integrity": integrity, "traceattrib.steps.kinds": kinds}
 class Finder(importlib.abc.MetaPathFinder):

@@ -106,19 +106,30 @@ def regular_names(codes: np.ndarray, modes: int = 1) -> pd.DataFrame:
     first. modes=2: a name's two most common gaps count together when within a factor of 2 of each
     other and each seen twice or more (a period that changed as the batch did: a request joined),
     the period the larger."""
-    n = codes.size
-    if n < 2:
-        return pd.DataFrame(columns=["code", "period", "share", "count"])
+    return _regular(_gap_counts(codes), modes)
+
+
+def _gap_counts(codes: np.ndarray) -> pd.DataFrame | None:
+    """How often each name recurs at each distance (code, gap, k, tot: the name's gaps), sorted by
+    code, then count and gap descending; None when no name recurs."""
+    if codes.size < 2:
+        return None
     # positions by code, in order within each code: a stable sort (radix for 16-bit codes)
     small = codes.astype(np.int16) if -2 ** 15 <= codes.min() and codes.max() < 2 ** 15 else codes
     pp = np.argsort(small, kind="stable")
     nc = codes[pp]
     same = nc[1:] == nc[:-1]
     if not same.any():
-        return pd.DataFrame(columns=["code", "period", "share", "count"])
+        return None
     per = pair_counts(nc[1:][same], np.diff(pp)[same], ("code", "gap", "k"))
     tot = per.groupby("code")["k"].transform("sum")
-    per = per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
+    return per.assign(tot=tot).sort_values(["code", "k", "gap"], ascending=[True, False, False])
+
+
+def _regular(per: pd.DataFrame | None, modes: int) -> pd.DataFrame:
+    """regular_names from _gap_counts' table."""
+    if per is None:
+        return pd.DataFrame(columns=["code", "period", "share", "count"])
     first = ~per["code"].duplicated()
     best = per[first]
     k, gap = best["k"].to_numpy(), best["gap"].to_numpy()
@@ -170,14 +181,15 @@ def split(codes: np.ndarray, start: np.ndarray, end: np.ndarray,
     gap = idle_before(start, end)
     once = np.flatnonzero(np.bincount(codes - codes.min(), minlength=1)[codes - codes.min()] == 1)
     layered = attention is not None and attention.any()
-    reg = regular_names(codes)
+    per = _gap_counts(codes)
+    reg = _regular(per, 1)
     found = _periods(reg, codes, gap, once, attention if layered else None)
     if layered and (not found or max(d.ratio for d in found) < DISTINCT):
         # a forward whose kernel count changed mid-trace (a request joined): its anchors recur at two
         # periods, and a period of one regime's layers may pass with boundaries that do not stand out;
         # only where attention kernels show every step holds every layer (a CNN's convolutions at
         # two distances are no forwards)
-        two = regular_names(codes, modes=2)
+        two = _regular(per, 2)
         more = _periods(two[~two["code"].isin(reg["code"])], codes, gap, once, attention)
         more = [d for d in more if d.ratio >= DISTINCT] if found else more
         found = more or found

@@ -270,8 +270,7 @@ def _per_sequence(f: _Facts) -> tuple[np.ndarray, np.ndarray]:
     # the attention ops' query length, unless the GEMMs' rows over the sequences say fewer: code
     # that packs a KV head's query heads as queries (FlashAttention's GQA decode trick, done in
     # Python) shows them as the query length
-    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1), np.inf)
-    q = np.where(p.q_shapes > 0, np.minimum(p.q_shapes, per_seq), np.nan)
+    q = np.where(p.q_shapes > 0, np.minimum(p.q_shapes, _rows_per_sequence(p)), np.nan)
     shaped = q > 0
     # the GEMMs' rows over the lm_head's (one row per sequence where the engine computes the
     # logits of each sequence's last token only): vLLM flattens the batch, so neither its
@@ -282,6 +281,12 @@ def _per_sequence(f: _Facts) -> tuple[np.ndarray, np.ndarray]:
     q = np.where(q > 0, q, np.where(grid, p.rows_grid / np.maximum(p.last_rows, 1), np.nan))
     seqs = np.where(lm, p.last_gemm_rows, np.where(grid, p.last_rows, 1))
     return q, ~shaped & (q > 0) & (seqs > 1)
+
+
+def _rows_per_sequence(p: Physical) -> np.ndarray:
+    """Per step: its GEMMs' rows over its attention ops' sequences (inf where either is unknown)."""
+    ok = (p.tokens_shapes > 0) & (p.seqs_shapes > 0)
+    return np.where(ok, p.tokens_shapes / np.maximum(p.seqs_shapes, 1), np.inf)
 
 
 def _maybe_mixed(flat: np.ndarray, kind: np.ndarray, evidence: np.ndarray) -> list[Note]:
@@ -311,9 +316,7 @@ def _by_kv_growth(f: _Facts) -> np.ndarray:
     # queries shows them as the query length, with no tokens beyond); without the logits rows, not
     # more than the step's tokens per sequence of its attention
     p = f.phys
-    per_seq = np.where((p.tokens_shapes > 0) & (p.seqs_shapes > 0), p.tokens_shapes / np.maximum(p.seqs_shapes, 1),
-                       np.inf)
-    room = np.where(p.last_gemm_rows > 0, f.tokens - p.last_gemm_rows + 1, per_seq)
+    room = np.where(p.last_gemm_rows > 0, f.tokens - p.last_gemm_rows + 1, _rows_per_sequence(p))
     prefilled = (p.q_max >= PREFILL_Q) & (p.q_max <= room)
     return _votes(kv.size, (grew, "decode"), (grew & prefilled, "mixed"))
 
