@@ -1300,6 +1300,30 @@ CASES = [
     ("void xblas_xpu3::fc_cdnn_infer<float16, float16, float16, float16, float, float, float, float, 1>", "linear",
      "linear-named"),
     ("void xblas_xpu3::transpose<float16>", "elementwise", "layout-copy"),
+    # the PGI/NVHPC runtime's memset kernel is the memset
+    ("__pgi_dev_cumemset_16n", "memory", "memcpy-kernel"),
+    # a BLAS-3 routine after the return type of a demangled name
+    ("void trsm_ln_up_kernel<double2, unsigned int=32, unsigned int=32, unsigned int=4, bool=0>(int, int, "
+     "double2 const *, int, double2*, int, double2, double2 const *, int, int*)", "linear", "gemm"),
+    ("void symm_mem_barrier_kernel", "communication", "custom-allreduce"),
+    # MoE: a fused permute into expert order is routing; the scatter back fused with the residual
+    # add is a combine
+    ("moe_fused_permute_kernel", "other", "moe-routing"),
+    ("moe_scatter_fused_residual_kernel", "elementwise", "data-movement"),
+    ("moe_scatter_kernel", "other", "moe-routing"),
+    # CuPy's reductions and norms of linear algebra are reductions, not normalization layers
+    ("cupy_sum", "elementwise", "reduction"),
+    ("cupy_any", "elementwise", "reduction"),
+    ("cupy_cumsum", "other", "sampling-topk-sort"),
+    ("_norm_ord2_complex", "elementwise", "reduction"),
+    ("void lansy_M_stage1<double2, double, int=8>(int, double2 const *, unsigned long, double*, int)",
+     "elementwise", "reduction"),
+    # cuSOLVER's matrix copies and fills
+    ("void lacpy_kernel<double2, double2, int=5, int=3>(int, int, double2 const *, unsigned long, double2*, "
+     "unsigned long, int, int)", "elementwise", "data-movement"),
+    ("void lapack_identity_kernel<double, int=8>(int, int, double*, int)", "elementwise", "data-movement"),
+    ("void kernel_extract_uplo_A<double2, int=5, int=3>(int, double2 const *, unsigned long, double2*, "
+     "unsigned long, int)", "elementwise", "data-movement"),
 ]
 
 
