@@ -1322,6 +1322,17 @@ CASES = [
     ("void lacpy_kernel<double2, double2, int=5, int=3>(int, int, double2 const *, unsigned long, double2*, "
      "unsigned long, int, int)", "elementwise", "data-movement"),
     ("void lapack_identity_kernel<double, int=8>(int, int, double*, int)", "elementwise", "data-movement"),
+    # 'cast' inside 'raycast' is no dtype conversion
+    ("raycast_mesh_kernel", "other", "unmatched"),
+    # cuBLAS's level-1 scal whose arguments name cuBLAS is no GEMM
+    ("void scal_64addr_kernel<float2, float2, (int)1, (bool)0, (int)6, (int)4, (int)4, (int)4>(cublasTran…",
+     "elementwise", "arith"),
+    # an FFT fused with a named complex GEMM is the GEMM; an FFT alone is not
+    ("fused_fft_cgemm_7(int, int, int, float2 *, float2 *, float2 *, float2, float2)", "linear", "gemm"),
+    ("fused_cgemm_ifft_8(int, int, int, float2 *, float2 *, float2 *, float2 *, float2, float2)", "linear", "gemm"),
+    ("fft_7_stride(float2 *, float2 *, int, int, int, int)", "other", "unmatched"),
+    # a grouped GEMM named by its operand layouts
+    ("grouped_nt_persistent", "linear", "linear-named"),
     ("void kernel_extract_uplo_A<double2, int=5, int=3>(int, double2 const *, unsigned long, double2*, "
      "unsigned long, int)", "elementwise", "data-movement"),
 ]
