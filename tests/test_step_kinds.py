@@ -469,6 +469,22 @@ def test_launch_grid_scale_moves_with_the_step_grids(bits, index):
     assert np.allclose(s1[decodes], s0[decodes])
 
 
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False)), min_size=0, max_size=40))
+def test_group_medians_are_pandas_grouped_figures(rows):
+    """stats.group_medians (the launch grids' medians per kernel and per step) gives, per group in
+    ascending order, pandas' grouped median, count, min and max, bit for bit."""
+    from traceattrib.stats import group_medians
+
+    group = np.array([r[0] for r in rows], np.int64)
+    x = np.array([r[1] for r in rows], np.float64)
+    g, med, n, lo, hi = group_medians(group, x)
+    ref = pd.Series(x).groupby(group)
+    assert g.tolist() == sorted(set(group.tolist()))
+    assert med.tolist() == ref.median().tolist() and n.tolist() == ref.size().tolist()
+    assert lo.tolist() == ref.min().tolist() and hi.tolist() == ref.max().tolist()
+
+
 def test_engine_counts_of_both_kinds_make_a_mixed_step():
     """vLLM names a chunked-prefill batch by its counts (context and generation requests in one
     forward): the first step of a real trace renamed so is mixed, decided by the name; the GPU's

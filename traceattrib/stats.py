@@ -30,3 +30,16 @@ def ratio_bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
     b = np.asarray(rest, np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(b > 0, a / np.where(b > 0, b, 1), np.inf)
+
+
+def group_medians(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Per distinct int64 group, ascending: (the group, the median of float64 `x` over its rows (the
+    mean of the two middle values for an even count, as pandas' groupby median), their count, the
+    least and the largest x). NaN in x is not expected."""
+    group, x = np.asarray(group, np.int64), np.asarray(x, np.float64)
+    o = np.lexsort((x, group))
+    g, v = group[o], x[o]
+    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if g.size else np.zeros(0, np.int64)
+    n = np.diff(np.r_[first, g.size])
+    med = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
+    return g[first], med, n, v[first], v[first + n - 1]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..intervals import pack_keys, unique_inverse
 from ..model import Trace
+from ..stats import group_medians
 from .arrays import name_in, name_matches
 from .inputs import Context
 from .vocab import attention_layouts, gemm_token_ops
@@ -318,17 +319,16 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     one = np.empty(keys.size, np.int64)
     one[group] = np.arange(group.size)  # a row of each group
     blocks = _blocks(trace.kernels, src).astype(np.float64)
-    df = pd.DataFrame({"r": cols[0][one], "s": cols[1][one], "c": cols[2][one],
-                       "m": np.bincount(group, blocks, keys.size) / np.bincount(group, minlength=keys.size)})
+    mean = np.bincount(group, blocks, keys.size) / np.bincount(group, minlength=keys.size)
     # against the same kernel's steps of the same rank (a rank file analysed alone says the same)
-    g = df.groupby(["r", "c"])["m"]
-    med, lo, hi, n = g.transform("median"), g.transform("min"), g.transform("max"), g.transform("size")
-    varies = (n >= 2) & (hi > lo)
+    rank, stp, name = cols[0][one], cols[1][one], cols[2][one]
+    same = unique_inverse(pack_keys([rank, name], [rank[:0], name[:0]])[0])[1]
+    _, med, n, lo, hi = group_medians(same, mean)
+    varies = ((n >= 2) & (hi > lo))[same]
     if not varies.any():
         return out
-    r = np.log2(df["m"][varies] / med[varies])
-    per = r.groupby(df["s"][varies]).median()
-    out[per.index.to_numpy()] = per.to_numpy()
+    at, per, *_ = group_medians(stp[varies], np.log2(mean[varies] / med[same][varies]))
+    out[at] = per
     return out
 
 
