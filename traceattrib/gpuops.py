@@ -70,6 +70,13 @@ def _column(values: list[np.ndarray], placing: tuple[np.ndarray, np.ndarray] | N
     return out
 
 
+# The most entries of launch_rows' lookup table (int32: 64 MiB). Each of its pages costs a fault when
+# first touched: at 4M kernels a table of 61M entries took 0.09-2.0 s and 0.24 GiB on top of the
+# tables, the sorted search 0.15 s and nothing; at 1M kernels the table still wins (0.023 s against
+# 0.039).
+LOOKUP_MAX = 1 << 24
+
+
 def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     """Row in `launches` of the API call that launched each op (same rank, process and correlation
     id; the first row on duplicates), -1 if none.
@@ -83,7 +90,7 @@ def launch_rows(ops: pd.DataFrame, launches: pd.DataFrame) -> np.ndarray:
     cols = [(launches[c].to_numpy(), ops[c].to_numpy()) for c in ("rank", "pid", "correlation")]
     lk, ok = pack_keys([a for a, _ in cols], [b for _, b in cols])
     if (lk[1:] > lk[:-1]).all() and lk[0] >= 0 and ok.min() >= 0 and \
-            max(lk[-1], ok.max()) < 8 * (lk.size + ok.size) + (1 << 16) and lk.size < 2 ** 31 - 1:
+            max(lk[-1], ok.max()) < min(8 * (lk.size + ok.size) + (1 << 16), LOOKUP_MAX) and lk.size < 2 ** 31 - 1:
         # distinct keys in order, not too sparse (CUPTI numbers every API call of a process; the
         # exports here keep one in 2 to 5): a lookup table (int32, at most 32 bytes per row), no search
         # (row + 1, 0 for none: zeroed pages come from the system as they are touched, no fill pass)
