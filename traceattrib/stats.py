@@ -1,4 +1,5 @@
-"""Small statistics every summary shares: which steps a summary counts, p90, speedup bounds."""
+"""Small statistics every summary shares: which steps a summary counts, p90, speedup bounds,
+medians per group."""
 from __future__ import annotations
 
 import numpy as np
