@@ -159,9 +159,14 @@ def test_unique_inverse_is_numpys(values, dtype):
     x = np.array([v for v in values if np.iinfo(dtype).min <= v <= np.iinfo(dtype).max], dtype)
     uniq, inv = unique_inverse(x)
     want_u, want_i = np.unique(x, return_inverse=True)
-    assert uniq.dtype == x.dtype
+    assert uniq.dtype == x.dtype and inv.dtype == np.int64
     np.testing.assert_array_equal(uniq, want_u)
     np.testing.assert_array_equal(inv, want_i.reshape(-1))
+    # narrow: the same indices in the smallest type that holds them (categorical codes)
+    uniq, inv = unique_inverse(x, narrow=True)
+    np.testing.assert_array_equal(uniq, want_u)
+    np.testing.assert_array_equal(inv, want_i.reshape(-1))
+    assert inv.dtype == (np.int8 if want_u.size <= 128 else np.int16)
 
 
 @settings(max_examples=300, deadline=None)
