@@ -1306,6 +1306,9 @@ CASES = [
     ("void trsm_ln_up_kernel<double2, unsigned int=32, unsigned int=32, unsigned int=4, bool=0>(int, int, "
      "double2 const *, int, double2*, int, double2, double2 const *, int, int*)", "linear", "gemm"),
     ("void symm_mem_barrier_kernel", "communication", "custom-allreduce"),
+    ("void symm_mem_put_kernel", "other", "unmatched"),
+    ("symm_mem_copy_kernel", "elementwise", "data-movement"),
+    ("void kernel_fill(int, herk_workspace)", "elementwise", "data-movement"),
     # MoE: a fused permute into expert order is routing; the scatter back fused with the residual
     # add is a combine
     ("moe_fused_permute_kernel", "other", "moe-routing"),
@@ -1313,6 +1316,7 @@ CASES = [
     ("moe_scatter_kernel", "other", "moe-routing"),
     # CuPy's reductions and norms of linear algebra are reductions, not normalization layers
     ("cupy_sum", "elementwise", "reduction"),
+    ("void nrm2_64addr_kernel<float>(cublasNrm2Params<float>)", "elementwise", "reduction"),
     ("cupy_any", "elementwise", "reduction"),
     ("cupy_cumsum", "other", "sampling-topk-sort"),
     ("_norm_ord2_complex", "elementwise", "reduction"),
@@ -1324,12 +1328,14 @@ CASES = [
     ("void lapack_identity_kernel<double, int=8>(int, int, double*, int)", "elementwise", "data-movement"),
     # 'cast' inside 'raycast' is no dtype conversion
     ("raycast_mesh_kernel", "other", "unmatched"),
+    ("ray_cast_kernel", "other", "unmatched"),
     # cuBLAS's level-1 scal whose arguments name cuBLAS is no GEMM
     ("void scal_64addr_kernel<float2, float2, (int)1, (bool)0, (int)6, (int)4, (int)4, (int)4>(cublasTran…",
      "elementwise", "arith"),
     # an FFT fused with a named complex GEMM is the GEMM; an FFT alone is not
     ("fused_fft_cgemm_7(int, int, int, float2 *, float2 *, float2 *, float2, float2)", "linear", "gemm"),
     ("fused_cgemm_ifft_8(int, int, int, float2 *, float2 *, float2 *, float2 *, float2, float2)", "linear", "gemm"),
+    ("fused_fft_zgemm_7", "linear", "gemm"),
     ("fft_7_stride(float2 *, float2 *, int, int, int, int)", "other", "unmatched"),
     # a grouped GEMM named by its operand layouts
     ("grouped_nt_persistent", "linear", "linear-named"),

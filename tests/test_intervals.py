@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,7 +153,7 @@ def test_pack_keys_equal_exactly_for_equal_tuples(tabs):
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.lists(st.integers(-3, 40), max_size=60), st.lists(st.integers(I64.min // 2, I64.max // 2), max_size=60),
                  st.lists(st.integers(-2 ** 20, 2 ** 20), max_size=60)),
-       st.sampled_from([np.int64, np.int32]))
+       st.sampled_from([np.int64, np.int32, np.int16, np.uint32, np.uint64]))
 def test_unique_inverse_is_numpys(values, dtype):
     """Sorted distinct values and each element's index among them, as np.unique(return_inverse=True),
     both by the table over a small range and by the sort."""
@@ -166,7 +168,18 @@ def test_unique_inverse_is_numpys(values, dtype):
     uniq, inv = unique_inverse(x, narrow=True)
     np.testing.assert_array_equal(uniq, want_u)
     np.testing.assert_array_equal(inv, want_i.reshape(-1))
-    assert inv.dtype == (np.int8 if want_u.size <= 128 else np.int16)
+    assert inv.dtype == np.int8  # (at most 60 values here: fewer than 127 categories)
+
+
+@pytest.mark.parametrize("n", [1, 126, 127, 128, 32766, 32767, 40000])
+def test_narrow_indices_are_the_codes_pandas_keeps(n):
+    """unique_inverse(narrow=True) gives codes of the type pandas keeps n categories' codes in, so
+    Categorical.from_codes takes them as they are (by the table over a small range and by the sort)."""
+    from traceattrib.intervals import unique_inverse
+    for x in (np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64) * 10 ** 12):
+        uniq, inv = unique_inverse(x, narrow=True)
+        cat = pd.Categorical.from_codes(inv, categories=pd.Index(uniq))
+        assert inv.dtype == cat.codes.dtype and inv.tolist() == list(range(n))
 
 
 @settings(max_examples=300, deadline=None)

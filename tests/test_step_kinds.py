@@ -473,7 +473,8 @@ def test_launch_grid_scale_moves_with_the_step_grids(bits, index):
 @given(st.lists(st.tuples(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False)), min_size=0, max_size=40))
 def test_group_medians_are_pandas_grouped_figures(rows):
     """stats.group_medians (the launch grids' medians per kernel and per step) gives, per group in
-    ascending order, pandas' grouped median, count, min and max, bit for bit."""
+    ascending order, pandas' grouped median, count, min and max (equal as numbers: of a group
+    holding -0.0 and 0.0 either may come back as its least value)."""
     from traceattrib.stats import group_medians
 
     group = np.array([r[0] for r in rows], np.int64)

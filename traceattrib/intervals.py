@@ -23,8 +23,8 @@ def unique_inverse(x: np.ndarray, narrow: bool = False) -> tuple[np.ndarray, np.
     np.unique(x, return_inverse=True). Values within a range a few times the count (codes, ids,
     packed small keys) are counted into a table over the range, O(n) with no sort; others by one
     stable sort (timsort is fast on the nearly sorted start and end columns traces hold).
-    narrow: the indices in the smallest signed integer type that holds them (categorical codes),
-    not int64."""
+    narrow: the indices in the integer type pandas keeps categorical codes of that many categories
+    in, not int64."""
     x = np.asarray(x)
     if x.size and x.dtype.kind in "iu":
         lo, hi = int(x.min()), int(x.max())
@@ -52,9 +52,10 @@ def unique_inverse(x: np.ndarray, narrow: bool = False) -> tuple[np.ndarray, np.
 
 
 def _index_type(n: int) -> type:
-    """The smallest signed integer type that holds 0..n-1."""
+    """The integer type pandas keeps the codes of n categories in (int8 below 127 categories,
+    int16 below 32767, ...): codes made so are not copied again by Categorical.from_codes."""
     for t in (np.int8, np.int16, np.int32):
-        if n <= np.iinfo(t).max + 1:
+        if n < np.iinfo(t).max:
             return t
     return np.int64
 

@@ -211,6 +211,16 @@ def constant(value, n: int, dtype) -> np.ndarray:
     return np.broadcast_to(one, (n,))
 
 
+def one_value(a: np.ndarray) -> np.ndarray:
+    """`a` as a `constant` where it holds one value throughout and has COMPACT_ROWS rows or more;
+    else `a` itself (a constant already included)."""
+    n = a.size
+    # three samples first: most columns that vary are told at once, without a pass
+    if n >= COMPACT_ROWS and a.strides != (0,) and a[0] == a[-1] == a[n // 2] and not (a != a[0]).any():
+        return constant(a[0], n, a.dtype)
+    return a
+
+
 def compact(df: pd.DataFrame) -> pd.DataFrame:
     """`df` with each integer or boolean column of one value throughout held as a `constant`; the same
     values, dtypes and index. Tables under COMPACT_ROWS rows as they are. The table and frames
@@ -224,9 +234,9 @@ def compact(df: pd.DataFrame) -> pd.DataFrame:
         out[c] = col
         if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iub":
             a = col.to_numpy()
-            # three samples first: most columns that vary are told at once, without a pass
-            if a.strides != (0,) and a[0] == a[-1] == a[n // 2] and not (a != a[0]).any():
-                out[c], changed = constant(a[0], n, a.dtype), True
+            one = one_value(a)
+            if one is not a:
+                out[c], changed = one, True
     res = pd.DataFrame(out, index=df.index, copy=False) if changed else df
     for c in res.columns:
         if isinstance(res[c].dtype, np.dtype):

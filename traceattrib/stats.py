@@ -36,7 +36,7 @@ def ratio_bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
 def group_medians(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per distinct int64 group, ascending: (the group, the median of float64 `x` over its rows (the
     mean of the two middle values for an even count, as pandas' groupby median), their count, the
-    least and the largest x). NaN in x is not expected."""
+    least and the largest x). NaN in x is not expected; of -0.0 and 0.0 either may be the least."""
     group, x = np.asarray(group, np.int64), np.asarray(x, np.float64)
     o = np.lexsort((x, group))
     g, v = group[o], x[o]

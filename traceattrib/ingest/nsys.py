@@ -24,7 +24,6 @@ from pandas.api.types import union_categoricals
 from ..errors import TraceError
 from ..intervals import nesting_depth, unique_inverse
 from ..model import (
-    COMPACT_ROWS,
     CPU_OP_COLUMNS,
     GRAPH_COLUMNS,
     KERNEL_COLUMNS,
@@ -33,8 +32,8 @@ from ..model import (
     RANGE_COLUMNS,
     Trace,
     conform,
-    constant,
     empty,
+    one_value,
 )
 from . import nccl_nvtx
 from ._sqlite import Columns, SqliteSource
@@ -224,15 +223,6 @@ def _pid(global_id: np.ndarray) -> np.ndarray:
     return out
 
 
-def _one_value(a: np.ndarray) -> np.ndarray:
-    """`a` as a model.constant where it holds one value throughout (what conform's compact makes
-    of it, made as the column is: one process's 34M API calls would otherwise hold 0.27 GB of pids
-    until their table is whole)."""
-    if a.size >= COMPACT_ROWS and a[0] == a[-1] and not (a != a[0]).any():
-        return constant(a[0], a.size, a.dtype)
-    return a
-
-
 def _tid(global_tid: np.ndarray) -> np.ndarray:
     """The thread id in a globalTid (int64)."""
     return np.bitwise_and(global_tid, PID_MASK, dtype=np.int64)
@@ -354,7 +344,7 @@ def kernel_frame(r: _Reader, c: Columns, lean: bool = False) -> pd.DataFrame:
         "device": dev.astype(np.int32),
         "stream": c.int("streamId"),
         "correlation": c.int("correlationId"),
-        "pid": _one_value(_pid(c.int("globalPid"))),
+        "pid": one_value(_pid(c.int("globalPid"))),
         **dims,
         "graph_id": _nullable(c, "graphId"),
         "graph_node_id": _nullable(c, "graphNodeId"),
@@ -429,7 +419,9 @@ def _launches(r: _Reader, pendings: list) -> pd.DataFrame:
 def launch_frame(r: _Reader, c: Columns) -> pd.DataFrame:
     """API-call rows (valid ones) of one table: times, pid, tid, correlation and name (categorical)."""
     gt = c.int("globalTid")
-    return pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"), "pid": _one_value(_pid(gt)),
+    # a pid of one value held as one value now (the rule conform's compact applies once the table is
+    # whole): one process's 34M API calls would otherwise hold 0.27 GB of pids meanwhile
+    return pd.DataFrame({"start_ns": c.int("start"), "end_ns": c.int("end"), "pid": one_value(_pid(gt)),
                          "tid": _tid(gt), "correlation": c.int("correlationId"),
                          "name": r.names(c, "nameId", sort=True)}, copy=False)
 
