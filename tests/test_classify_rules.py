@@ -1341,6 +1341,37 @@ CASES = [
     ("grouped_nt_persistent", "linear", "linear-named"),
     ("void kernel_extract_uplo_A<double2, int=5, int=3>(int, double2 const *, unsigned long, double2*, "
      "unsigned long, int)", "elementwise", "data-movement"),
+    # context-parallel attention: TransformerEngine's THD helpers, merges of partial outputs by their
+    # log-sum-exp, TensorRT-LLM Helix's post-processing, KV-cache compression; 'lse' inside a word is none
+    ("void transformer_engine::context_parallel::thd_read_half_tensor_kernel<__nv_bfloat16>(void*, void*, int*, int, int, int, int)",
+     "attention", "attention"),
+    ("_cp_lse_combine_kernel", "attention", "attention"),
+    ("merge_partial_lse_kernel", "attention", "attention"),
+    ("tensorrt_llm::kernels::helix_postprocess_kernel_v2<__nv_bfloat16>", "attention", "attention"),
+    ("pagedKvCompressKernelFp8", "attention", "attention"),
+    ("kv_cache_compress_kernel", "attention", "attention"),
+    ("false_combine_kernel", "other", "unmatched"),
+    # a max-reduce whose gradient scatters back is no reduce-scatter collective; one named so still is
+    ("max_reduce_scatter_grad_kernel_half", "elementwise", "data-movement"),
+    ("reduce_scatter_kernel", "communication", "custom-allreduce"),
+    # FLA's fused_chunk_* family is linear attention; a recurrence fused with its conv and norm too,
+    # an LSTM's is not
+    ("fused_chunk_gla_fwd_kernel", "attention", "linear-attention"),
+    ("fused_chunk_preprocessing_kernel_v2", "attention", "linear-attention"),
+    ("fused_conv_recurrent_norm_decode", "attention", "fused-recurrent"),
+    ("fused_lstm_recurrent_norm_kernel", "norm", "norm"),
+    # a copy named as a conversion
+    ("void convert_copy_kernel<float, __half>(float const*, __half*, unsigned long)", "cast", "convert"),
+    # distances as tiled matrix products and late interaction's MaxSim are GEMM-shaped
+    ("void raft::distance::detail::fusedL2NNkernel<float, raft::KeyValuePair<int, float>, int>(...)",
+     "linear", "distance-gemm"),
+    ("pairwiseDistanceMatKernelPriorToAmpere", "linear", "distance-gemm"),
+    ("_maxsim_scores_kernel", "linear", "distance-gemm"),
+    ("maximsim_kernel", "other", "unmatched"),
+    # point-cloud gathers and scatters into a dense grid are data movement
+    ("group_points_grad_kernel", "elementwise", "data-movement"),
+    ("trilinear_devoxelize_kernel", "elementwise", "data-movement"),
+    ("sparse_to_dense_kernel", "elementwise", "data-movement"),
 ]
 
 
