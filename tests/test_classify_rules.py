@@ -1372,6 +1372,24 @@ CASES = [
     ("group_points_grad_kernel", "elementwise", "data-movement"),
     ("trilinear_devoxelize_kernel", "elementwise", "data-movement"),
     ("sparse_to_dense_kernel", "elementwise", "data-movement"),
+    # a GPU array library's broadcast kernel named by its linear indexing is pointwise, not a layer
+    ("gpu_broadcast_kernel_linear", "elementwise", "arith"),
+    ("gpu_broadcast_kernel_cartesian", "elementwise", "arith"),
+    ("_Z28julia_broadcast_kernel_1234567CuKernelContext13CuDeviceArrayI7Float64ELi3ELi1EE", "elementwise", "arith"),
+    ("fused_qkv_linear_kernel", "linear", "linear-named"),
+    # the LoRA of an MLA projection is a product; a LoRA embedding is a lookup, no product
+    ("_mla_lora_step_b_kernel", "linear", "lora"),
+    ("_sgmv_embed_kernel", "other", "unmatched"),
+    # a local rearrangement of gathered weights is no all-gather
+    ("_rearrange_all_gather_kernel", "elementwise", "data-movement"),
+    # backward kernels named by the gradients of q, k and v are attention's
+    ("_graph_attn_bwd_dkdv", "attention", "attention"),
+    ("_rg_bwd_dqkv_kernel", "attention", "attention"),
+    ("_bwd_dq_tail", "other", "unmatched"),
+    # Blackwell's tensor-core MMA named like Hopper's wgmma
+    ("conv_fwd_tcgen05_blk_k", "linear", "gemm"),
+    # a KV-cache write fused with the query's concat
+    ("fusedMLADecodeQConcatKVCacheKernelBf16", "attention", "kv-cache-write"),
 ]
 
 
