@@ -1390,6 +1390,21 @@ CASES = [
     ("conv_fwd_tcgen05_blk_k", "linear", "gemm"),
     # a KV-cache write fused with the query's concat
     ("fusedMLADecodeQConcatKVCacheKernelBf16", "attention", "kv-cache-write"),
+    # NVSHMEM signalling and on-stream sync, symmetric memory's exchange of all-to-all splits,
+    # inter-node peer copies and torchcomms' kernels are communication; a wait on a local signal
+    # word in a longer name is not one of them
+    ("void put_signal_kernel<float>(float*, float const*, unsigned long*, int)", "communication", "custom-allreduce"),
+    ("wait_signal_kernel", "communication", "custom-allreduce"),
+    ("nvshmemi_sync_all_on_stream_kernel", "communication", "custom-allreduce"),
+    ("exchangeSplitAndOffset_2d", "communication", "custom-allreduce"),
+    ("make2dExchangePlan", "communication", "custom-allreduce"),
+    ("kernel_inter_node_p2p_for_same_local_rank_v2", "communication", "custom-allreduce"),
+    ("comms::pipes::combineKernel<__nv_bfloat16>", "communication", "custom-allreduce"),
+    ("wait_signal_then_fill_kernel", "elementwise", "data-movement"),
+    ("exchanger_split_kernel", "elementwise", "data-movement"),
+    # Mooncake EP's kernels are expert-parallel transfers; a copy into the local staging buffer is not
+    ("mooncake::elastic::combine_impl<128>", "communication", "all-to-all"),
+    ("EpDispatchCopyToStagingKernel<__hip_bfloat16>", "elementwise", "data-movement"),
 ]
 
 
