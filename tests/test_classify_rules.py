@@ -1405,6 +1405,38 @@ CASES = [
     # Mooncake EP's kernels are expert-parallel transfers; a copy into the local staging buffer is not
     ("mooncake::elastic::combine_impl<128>", "communication", "all-to-all"),
     ("EpDispatchCopyToStagingKernel<__hip_bfloat16>", "elementwise", "data-movement"),
+    # review of rounds 116-127: a loss's or router's log-sum-exp reduce is no attention merge; FLA's
+    # fused_chunk_ prefix does not take GEMMs, scans or copies; tcgen05 names GEMM work only where no
+    # data-movement word says otherwise; q/k/v gradients named in a full signature, not a
+    # dequantize's; RAFT/cuVS distance variants; signals and plans named in camelCase or a namespace;
+    # a reduce-scatter gradient whatever its reduce; a layout conversion is no dtype cast; a
+    # communication library's broadcast is no pointwise broadcast; Griffin's RG-LRU is a scan
+    ("_cross_entropy_lse_reduce_kernel", "other", "loss"),
+    ("_moe_router_lse_reduce_kernel", "other", "moe-routing"),
+    ("fused_chunk_matmul_kernel", "linear", "gemm"),
+    ("fused_chunk_scan_kernel", "other", "ssm"),
+    ("void tcgen05_transpose_kernel<__nv_bfloat16>(Params)", "elementwise", "layout-copy"),
+    ("hadamard_transform_tcgen05_kernel", "elementwise", "hadamard"),
+    ("void bwd_dkdv_kernel<cutlass::bfloat16_t, 128>(Params)", "attention", "attention"),
+    ("fake_quant_bwd_dq_kernel", "cast", "quantize"),
+    ("raft::spatial::knn::detail::fusedL2kNN<float>", "linear", "distance-gemm"),
+    ("void cuvs::distance::detail::pairwise_matrix_kernel<float>(float)", "linear", "distance-gemm"),
+    ("MaxSimKernel", "linear", "distance-gemm"),
+    ("void flux::wait_signal_kernel(int*, int)", "communication", "custom-allreduce"),
+    ("putSignalKernel", "communication", "custom-allreduce"),
+    ("make2dExchangePlanKernel", "communication", "custom-allreduce"),
+    ("halo_exchange_plan", "other", "unmatched"),
+    ("softmax_reduce_scatter_kernel", "communication", "custom-allreduce"),
+    ("sum_reduce_scatter_grad_kernel_half", "elementwise", "data-movement"),
+    ("permute_after_all_gather_kernel", "elementwise", "layout-copy"),
+    ("mylib::convert_copy_kernel<float,int>", "cast", "convert"),
+    ("layout_convert_copy_kernel", "elementwise", "data-movement"),
+    ("tensorrt_llm::kernels::ar_fusion::broadcast_kernel", "other", "unmatched"),
+    ("multi_gpu_broadcast_kernel", "other", "unmatched"),
+    ("helixPostProcessKernel", "attention", "attention"),
+    ("fused_rg_lru_recurrent_kernel", "other", "unmatched"),
+    ("_lora_b_embed_dim_kernel", "linear", "lora"),
+    ("mooncake::transfer::copy_kernel", "elementwise", "data-movement"),
 ]
 
 
