@@ -155,8 +155,9 @@ class Plan:
         for job, got in zip(self.jobs, done):
             t, sel = job[0].t, job[0].sel
             wstep = self.gaps.step[sel]
-            parts = [(np.concatenate([p.qi for p in got]), *(np.concatenate([getattr(p, f) for p in got])
-                                                               for f in ("cause", "label", "ns")))]
+            # each sweep's pieces as they are: joining the halves first would copy every piece
+            # (the labels and sums come out the same: they are joined or summed in this order below)
+            parts = [(p.qi, p.cause, p.label, p.ns) for p in got]
             qi, label, length = sweep.sync_pieces(self.threads, t, self.gaps.b[sel], self.gaps.g1[sel])
             add(self.sums, wstep[qi], LAUNCH, -length)
             add(self.gap_sums, sel[qi], LAUNCH, -length)
