@@ -109,6 +109,7 @@ def sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> tu
     times = np.concatenate([cs, ce, lps, lpe, [lo, hi], acs, ace])
     o = np.argsort(times, kind="stable")
     t, kind = times[o], kind[o]  # the only two gathers; everything else runs in time order
+    del times, o  # (each as long as the events: a sweep over 8M calls holds 16M)
     change = np.flatnonzero(t[1:] != t[:-1])  # the last event at each distinct time but the last
     pts = np.append(t[change], t[-1])
     # segments [pts[i], pts[i+1]) are read at the last event of pts[i], change[i]: there the
@@ -118,14 +119,19 @@ def sweep(cs, ce, sync, lps, lpe, acs, ace, lo: int, hi: int, gap_ns: int) -> tu
     # nested calls and ops, so the fields decode exactly)
     f = 15
     lut = np.array([1, 1 + (1 << f), -1, -1 - (1 << f), 1, -1, 0, 1 << 2 * f, -(1 << 2 * f)], np.int64)
-    packed = np.cumsum(lut[kind])[change]
+    packed = lut[kind]
+    packed = np.cumsum(packed, out=packed)[change]
     mask = (1 << f) - 1
     busy, in_sync, active = (packed & mask) > 0, (packed & (mask << f)) > 0, packed >= 1 << 2 * f
     lowest, highest = np.iinfo(np.int64).min, np.iinfo(np.int64).max
     # the end of the last call that ended at or before each point, the start of the first call
     # starting at or after the next point: the stretch with no call around a segment
-    prev_end = np.maximum.accumulate(np.where((kind == 2) | (kind == 3), t, lowest))[change]
-    next_start = np.minimum.accumulate(np.where(kind <= 1, t, highest)[::-1])[::-1][change + 1]
+    # (accumulated in place: one array as long as the events at a time, not two)
+    ends = np.where((kind == 2) | (kind == 3), t, lowest)
+    prev_end = np.maximum.accumulate(ends, out=ends)[change]
+    starts = np.where(kind <= 1, t, highest)[::-1]
+    next_start = np.minimum.accumulate(starts, out=starts)[::-1][change + 1]
+    del ends, starts
     bounded = (prev_end > lowest) & (next_start < highest)
     short = next_start - prev_end < gap_ns  # (wraps where not bounded: not read there)
     state = np.where(bounded, np.where(short, LAUNCH, HOST), np.where(active, HOST, UNEXPLAINED))
