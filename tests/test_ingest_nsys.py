@@ -198,6 +198,29 @@ def test_engines_give_identical_tables(path, monkeypatch):
     assert fast.meta == plain.meta
 
 
+def test_heap_given_back_after_large_joined_columns(monkeypatch):
+    """A joined integer column of GIVE_BACK_ROWS rows or more hands the heap's free pages back; the
+    tables are the same either way (the threshold lowered to every column here)."""
+    pytest.importorskip("adbc_driver_sqlite")
+    from traceattrib import heap
+    from traceattrib.ingest import _sqlite
+
+    path = str(FIXTURES / "llama_eager_nsys.sqlite")
+    plain = read(path)
+    calls = []
+    monkeypatch.setattr(heap, "give_back", lambda: calls.append(1))
+    monkeypatch.setattr(_sqlite, "GIVE_BACK_ROWS", 1)
+    given = read(path)
+    # the kernels' integer columns alone are more than ten
+    assert len(calls) > 10
+    for name, table in plain.tables().items():
+        pd.testing.assert_frame_equal(table, given.tables()[name], check_exact=True, obj=name)
+    calls.clear()
+    monkeypatch.setattr(_sqlite, "GIVE_BACK_ROWS", 1 << 40)
+    read(path)
+    assert not calls
+
+
 @pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: p.name[:40])
 def test_integer_columns_equal_sqlite(path):
     """Every kernel's and API call's times, ids and launch dims, as SQLite itself returns them."""
