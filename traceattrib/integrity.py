@@ -34,6 +34,7 @@ from .intervals import group_time_order, pack_keys, running_max
 from .model import Trace
 from .notes import Note, note
 from .report import AffectedStep, Integrity, IntegrityCheck
+from .stats import group_medians
 
 CHECKS = ("stream_overlap", "durations", "drops", "unlaunched", "lost_ops", "clocks")
 OK, FAILED, SKIPPED = "ok", "failed", "skipped"
@@ -174,32 +175,18 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
 
 
 def _group_median(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the median of int64 `x` over the rows of its group (float64, the mean of the two
-    middle values for an even count, as pandas' median) and the group's row count."""
+    """Per row: the median of int64 `x` over the rows of its group (float64, as pandas' median) and
+    the group's row count (stats.group_medians, looked up per row)."""
     if not x.size:
         return np.empty(0), np.empty(0, np.int64)
-    g_lo, x_lo = int(group.min()), int(x.min())
-    g_span = int(group.max()) - g_lo
-    g_bits, x_bits = g_span.bit_length(), (int(x.max()) - x_lo).bit_length()
-    packed = g_bits + x_bits <= 63 and g_span <= 4 * x.size
-    if packed:  # (group, x) as one ordered key, the keys themselves sorted: rows of one key are alike
-        key = np.sort(((group - g_lo) << x_bits) | (x - x_lo))
-        g, v = key >> x_bits, (key & ((1 << x_bits) - 1)) + x_lo
+    g, med, n, _, _ = group_medians(group, x)
+    if g[-1] - g[0] <= 4 * group.size:  # name codes: a table over their range, no search per row
+        table = np.zeros(int(g[-1] - g[0]) + 1, np.int64)
+        table[g - g[0]] = np.arange(g.size)
+        at = table[group - g[0]]
     else:
-        order = np.lexsort((x, group))
-        g, v = group[order], x[order]
-    v = v.astype(np.float64)
-    first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    n = np.diff(np.r_[first, g.size])
-    med = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
-    if packed:  # looked up per row by group
-        med_of, n_of = np.zeros(g_span + 1), np.zeros(g_span + 1, np.int64)
-        med_of[g[first]], n_of[g[first]] = med, n
-        return med_of[group - g_lo], n_of[group - g_lo]
-    run = np.repeat(np.arange(first.size), n)
-    out_med, out_n = np.empty(x.size), np.empty(x.size, np.int64)
-    out_med[order], out_n[order] = med[run], n[run]
-    return out_med, out_n
+        at = np.searchsorted(g, group)
+    return med[at], n[at]
 
 
 def drops(meta: dict, lim: Limits) -> tuple[int, int, list[str]]:

@@ -34,12 +34,22 @@ def ratio_bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
 
 
 def group_medians(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Per distinct int64 group, ascending: (the group, the median of float64 `x` over its rows (the
-    mean of the two middle values for an even count, as pandas' groupby median), their count, the
-    least and the largest x). NaN in x is not expected; of -0.0 and 0.0 either may be the least."""
-    group, x = np.asarray(group, np.int64), np.asarray(x, np.float64)
-    o = np.lexsort((x, group))
-    g, v = group[o], x[o]
+    """Per distinct int64 group, ascending: (the group, the median of `x` over its rows as float64
+    (the mean of the two middle values for an even count, as pandas' groupby median), their count,
+    the least and the largest x as float64). NaN in x is not expected; of -0.0 and 0.0 either may be
+    the least. Integer x whose (group, x) fit one 63-bit key are sorted as that key, one array."""
+    group = np.asarray(group, np.int64)
+    x = np.asarray(x)
+    g = v = None
+    if x.size and x.dtype.kind == "i":
+        g_lo, x_lo = int(group.min()), int(x.min())
+        g_bits, x_bits = (int(group.max()) - g_lo).bit_length(), (int(x.max()) - x_lo).bit_length()
+        if g_bits + x_bits <= 63:  # rows of one key are alike: sorting the keys sorts the rows
+            key = np.sort(((group - g_lo) << x_bits) | (x.astype(np.int64) - x_lo))
+            g, v = (key >> x_bits) + g_lo, ((key & ((1 << x_bits) - 1)) + x_lo).astype(np.float64)
+    if g is None:
+        o = np.lexsort((x, group))
+        g, v = group[o], x[o].astype(np.float64)
     first = np.flatnonzero(np.r_[True, g[1:] != g[:-1]]) if g.size else np.zeros(0, np.int64)
     n = np.diff(np.r_[first, g.size])
     med = (v[first + (n - 1) // 2] + v[first + n // 2]) / 2
