@@ -150,6 +150,22 @@ def test_pack_keys_equal_exactly_for_equal_tuples(tabs):
             assert (keys[i] == keys[j]) == (rows[i] == rows[j])
 
 
+@settings(**SETTINGS)
+@given(tabs=key_tables())
+def test_row_keys_equal_exactly_for_equal_tuples(tabs):
+    """row_keys (one table's keys) are equal exactly when the rows' column tuples are: pack_keys'
+    first table's keys."""
+    from traceattrib.intervals import row_keys
+
+    a, _ = tabs
+    k = row_keys(a)
+    assert k.dtype == np.int64 and k.size == a[0].size
+    rows = [tuple(int(c[i]) for c in a) for i in range(a[0].size)]
+    for i in range(len(rows)):
+        for j in range(len(rows)):
+            assert (k[i] == k[j]) == (rows[i] == rows[j])
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.lists(st.integers(-3, 40), max_size=60), st.lists(st.integers(I64.min // 2, I64.max // 2), max_size=60),
                  st.lists(st.integers(-2 ** 20, 2 ** 20), max_size=60)),

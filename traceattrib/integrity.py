@@ -30,7 +30,7 @@ import pandas as pd
 
 from . import vocab
 from .gpuops import in_graph
-from .intervals import group_time_order, pack_keys, running_max
+from .intervals import group_time_order, pack_keys, row_keys, running_max
 from .model import Trace
 from .notes import Note, note
 from .report import AffectedStep, Integrity, IntegrityCheck
@@ -134,7 +134,7 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
     s = ops["start_ns"].to_numpy(np.int64)[idx]
     e = ops["end_ns"].to_numpy(np.int64)[idx]
     cols = [ops[c].to_numpy(np.int64)[idx] for c in ("device", "stream")]
-    stream = pack_keys(cols, [c[:0] for c in cols])[0]
+    stream = row_keys(cols)
     order = group_time_order(stream, s, e)
     s, e, stream = s[order], e[order], stream[order]
     group = np.r_[0, np.cumsum(stream[1:] != stream[:-1])]
@@ -272,7 +272,7 @@ def _captured(launches: pd.DataFrame, begin: np.ndarray, end: np.ndarray) -> np.
     if not begin.any():
         return out
     cols = [launches[c].to_numpy(np.int64) for c in ("pid", "tid")]
-    thread = pack_keys(cols, [c[:0] for c in cols])[0]
+    thread = row_keys(cols)
     start = launches["start_ns"].to_numpy(np.int64)
     order = np.lexsort((start, thread))
     delta = np.where(begin, 1, np.where(end, -1, 0))[order]

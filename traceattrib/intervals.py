@@ -202,3 +202,9 @@ def pack_keys(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[np.ndarray, np.
                 key = pd.factorize(key)[0].astype(np.int64)
             key = key * max(len(uniq), 1) + codes
     return key[:a[0].size], key[a[0].size:]
+
+
+def row_keys(cols: list[np.ndarray]) -> np.ndarray:
+    """One int64 key per row of one table's column tuple (equal tuples, equal keys): pack_keys
+    with no second table."""
+    return pack_keys(cols, [c[:0] for c in cols])[0]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..intervals import pack_keys
+from ..intervals import pack_keys, row_keys
 from .codes import CPU, OSRT, PY, SAMPLE
 from .rules import IdleRules
 
@@ -19,7 +19,7 @@ def thread_codes(launches: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
         codes, first = np.zeros(len(launches), np.int64), np.zeros(1, np.int64)
     else:
         cols = [np.asarray(c, np.int64) for c in cols]
-        key, _ = pack_keys(cols, [c[:0] for c in cols])
+        key = row_keys(cols)
         codes = pd.factorize(key)[0].astype(np.int64)
         # codes number threads in order of appearance: a thread's first row is the first code
         # above all codes before it

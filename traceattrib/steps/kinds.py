@@ -43,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from ..gpuops import in_graph
-from ..intervals import pack_keys
+from ..intervals import row_keys
 from ..notes import Note, note
 from .arrays import pair_counts
 from .inputs import Context, trained_ranks
@@ -222,7 +222,7 @@ def _decide(votes: dict[str, np.ndarray], n: int) -> tuple[np.ndarray, np.ndarra
     # steps with the same votes get the same words: worked out once per distinct combination
     cols = [kind[rows], first[rows]] + [votes[s][rows] for s in order]
     codes = [pd.factorize(c)[0] for c in cols]
-    combo = pd.factorize(pack_keys(codes, [c[:0] for c in codes])[0])[0]
+    combo = pd.factorize(row_keys(codes))[0]
     one = np.unique(combo, return_index=True)[1]  # a step of each combination
     ev_u = np.empty(one.size, dtype=object)
     ag_u = np.empty(one.size, dtype=object)

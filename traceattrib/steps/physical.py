@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from ..intervals import pack_keys, unique_inverse
+from ..intervals import pack_keys, row_keys, unique_inverse
 from ..model import Trace
 from ..stats import group_medians
 from .arrays import name_in, name_matches
@@ -99,7 +99,7 @@ def _pairs(a: pd.Series, b: pd.Series) -> tuple[np.ndarray, list[tuple[str, str]
         cat = col.astype("category").array
         codes.append(np.asarray(cat.codes, np.int64) + 1)  # 0: missing
         cats.append(cat.categories)
-    keys, _ = pd.factorize(pack_keys(codes, [c[:0] for c in codes])[0])
+    keys, _ = pd.factorize(row_keys(codes))
     # the first row of each pair: pairs are numbered in order of first appearance
     row = np.flatnonzero(np.r_[keys.size > 0, keys[1:] > np.maximum.accumulate(keys)[:-1]])
 
@@ -315,14 +315,14 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     # mean blocks per (rank, step, kernel name); blocks are whole numbers, so the float64 sums are
     # exact in any order, and the medians below do not depend on the order of the groups
     cols = [ops["rank"].to_numpy(np.int64)[rows], step[rows].astype(np.int64), code.astype(np.int64)]
-    keys, group = unique_inverse(pack_keys(cols, [c[:0] for c in cols])[0])
+    keys, group = unique_inverse(row_keys(cols))
     one = np.empty(keys.size, np.int64)
     one[group] = np.arange(group.size)  # a row of each group
     blocks = _blocks(trace.kernels, src).astype(np.float64)
     mean = np.bincount(group, blocks, keys.size) / np.bincount(group, minlength=keys.size)
     # against the same kernel's steps of the same rank (a rank file analysed alone says the same)
     rank, stp, name = cols[0][one], cols[1][one], cols[2][one]
-    same = unique_inverse(pack_keys([rank, name], [rank[:0], name[:0]])[0])[1]
+    same = unique_inverse(row_keys([rank, name]))[1]
     _, med, n, lo, hi = group_medians(same, mean)
     varies = ((n >= 2) & (hi > lo))[same]
     if not varies.any():

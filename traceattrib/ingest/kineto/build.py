@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import TraceError
-from ...intervals import nesting_depth, pack_keys
+from ...intervals import nesting_depth, row_keys
 from ...model import (
     CPU_OP_COLUMNS,
     GRAPH_COLUMNS,
@@ -134,7 +134,7 @@ def _flow_correlation(ev: _Events, gpu: np.ndarray, fl: dict) -> None:
 def _depth(ev: _Events, rows: np.ndarray) -> np.ndarray:
     """Nesting depth of the events `rows` on their (pid, tid)."""
     p, t = ev.pid[rows], ev.tid[rows]
-    return nesting_depth(ev.start[rows], ev.end[rows], pack_keys([p, t], [p[:0], t[:0]])[0])
+    return nesting_depth(ev.start[rows], ev.end[rows], row_keys([p, t]))
 
 
 def _launch_table(ev: _Events, li: np.ndarray) -> pd.DataFrame:
