@@ -406,13 +406,9 @@ def _launches(r: _Reader, pendings: list) -> pd.DataFrame:
         return empty(LAUNCH_COLUMNS)
     df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     # the names as text, categorized: every category is used, so the sorted union is the same
-    # categorical as `.astype(str)` of each part then `.astype("category")` of the whole
-    if len(names) > 1:
-        df["name"] = union_categoricals(names, sort_categories=True)
-    else:  # (launch_frame sorts them already; text names come sorted too)
-        one = names[0]
-        df["name"] = one if one.categories.is_monotonic_increasing else \
-            one.reorder_categories(one.categories.sort_values())
+    # categorical as `.astype(str)` of each part then `.astype("category")` of the whole (one part:
+    # launch_frame's categories are in text order already)
+    df["name"] = union_categoricals(names, sort_categories=True) if len(names) > 1 else names[0]
     return conform(df, LAUNCH_COLUMNS)
 
 
