@@ -521,9 +521,9 @@ CASES = [
     ("ExpandKernel2D", "elementwise", "data-movement"),
     ("void onnxruntime::cuda::_PadKernel<float, int=1>", "elementwise", "data-movement"),
     ("timeslice_kernel", "other", "unmatched"),
-    # "sort" inside "tensorTransform" is no sort
-    ("void tensorTransformGeneric<__half, __half, float, true, false, false, (cudnnKernelDataType_t)0>", "other",
-     "unmatched"),
+    # "sort" inside "tensorTransform" is no sort: cuDNN's layout transform (same dtype in and out)
+    ("void tensorTransformGeneric<__half, __half, float, true, false, false, (cudnnKernelDataType_t)0>",
+     "elementwise", "layout-copy"),
     # PaddlePaddle: generic elementwise/broadcast launchers (a cast functor makes a cast), causal and mask-fused
     # softmax of attention, batch-norm statistics, stacking; FastDeploy's split-KV merge
     ("void phi::funcs::VectorizedBroadcastKernel<phi::funcs::AddFunctor<float>, float, 2, 1, 4, 1>(common::Array<char "
@@ -1437,6 +1437,28 @@ CASES = [
     ("fused_rg_lru_recurrent_kernel", "other", "unmatched"),
     ("_lora_b_embed_dim_kernel", "linear", "lora"),
     ("mooncake::transfer::copy_kernel", "elementwise", "data-movement"),
+    # rounds 128-133: weight pre-packing reorders (no GEMM), ExLlamaV3 MoE GEMMs named by tile,
+    # sampled dense-dense products of graph codes and DLRM's dot interaction as GEMM work, q/k
+    # normalized and roped on their way into the KV cache, a vocabulary mask of sampling,
+    # table-batched embedding of TorchRec's Triton kernels
+    ("machete::prepack_B_kernel", "elementwise", "layout-copy"),
+    ("weight_prepack_kernel", "elementwise", "layout-copy"),
+    ("fbgemm_gpu::prepacked_gemm_kernel", "linear", "gemm"),
+    ("exl3_moe_k2_n256_cb1", "linear", "gemm"),
+    ("exl3_moe_router_kernel", "other", "moe-routing"),
+    ("SDDMMCooTreeReduceKernel", "linear", "gemm"),
+    ("sddmmCsrKernel", "linear", "gemm"),
+    ("dotBasedInteractTF32FwdKernel", "linear", "gemm"),
+    ("dotBasedInteractBwdKernelNonAligned", "linear", "gemm"),
+    ("dot_product_kernel", "other", "unmatched"),
+    ("_fused_qk_norm_rope_store_kernel", "attention", "kv-cache-write"),
+    ("aiter::norm_rope_hadamard_rotate_activation_fp4quant_kvcache_kernel", "attention", "kv-cache-write"),
+    ("fused_qk_norm_rope_kernel", "norm", "norm"),
+    ("norm_kv_cache_stats", "norm", "norm"),
+    ("_bad_words_kernel", "elementwise", "arith"),
+    ("_allowed_token_ids_kernel", "elementwise", "arith"),
+    ("triton_tbe_backward_short_run_unweighted", "elementwise", "data-movement"),
+    ("tensor_transformer_block", "other", "unmatched"),
 ]
 
 
