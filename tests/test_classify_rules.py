@@ -1459,6 +1459,40 @@ CASES = [
     ("_allowed_token_ids_kernel", "elementwise", "arith"),
     ("triton_tbe_backward_short_run_unweighted", "elementwise", "data-movement"),
     ("tensor_transformer_block", "other", "unmatched"),
+    # rounds 134-139: FLA's other linear-attention families (RWKV-6/7, DPLR, Based, RetNet) by
+    # their chunk/parallel kernels, not HGRN's recurrence or a chunked sort; an SSM conv stays one
+    # when quantized; addcmul is pointwise; TensorFlow's Cast as an Eigen conversion assigned (not
+    # one inside a sum); a fused activation backward with its cast goes by the activation; cuDNN's
+    # op-tensor kernel is no tensor-op GEMM; torchtitan's M-grouped and contiguous-grouped GEMMs;
+    # fp8 scales per group; TensorRT's skip-layernorm plugin
+    ("chunk_rwkv6_fwd_cumsum_kernel", "attention", "linear-attention"),
+    ("chunk_dplr_fwd_kernel_h", "attention", "linear-attention"),
+    ("parallel_based_fwd_kernel", "attention", "linear-attention"),
+    ("parallel_retention_bwd_kernel", "attention", "linear-attention"),
+    ("chunk_hgrn_fwd_kernel_h", "other", "unmatched"),
+    ("chunk_based_sort", "other", "sampling-topk-sort"),
+    ("quant_causal_conv1d_fwd_kernel", "other", "ssm"),
+    ("fused_addcmul_fwd_kernel", "elementwise", "arith"),
+    ("addcmul_fp8_quant", "cast", "quantize"),
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+     "Tensor<Eigen::half, 1, 1, int>, 16, Eigen::MakePointer>, Eigen::TensorConversionOp<Eigen::half, Eigen::"
+     "TensorMap<Eigen::Tensor<float const, 1, 1, int>, 16, Eigen::MakePointer> const> const> const, Eigen::"
+     "GpuDevice>, int>", "cast", "eigen-conversion"),
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+     "Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
+     "scalar_sum_op<float, float>, Eigen::TensorConversionOp<float, Eigen::T", "elementwise", "eigen-tensorflow"),
+    ("dgated_act_cast_transpose_kernel", "elementwise", "layout-copy"),
+    ("cast_transpose_kernel", "cast", "convert"),
+    ("void op_tensor_kernel<int=2, float, float, float, int=32, int=1, int=4, int=2, cudnnOpTensorOp_t=2, "
+     "cudnnNanPropagation_t=0>(cudnnTensorStruct, float*)", "elementwise", "arith"),
+    ("cutlass_tensorop_s1688gemm_128x128_32x3_nn_align4", "linear", "gemm"),
+    ("_kernel_mg_forward_hopper", "linear", "gemm"),
+    ("_kernel_cg_backward_dx", "linear", "gemm"),
+    ("kernel_mgr_init", "other", "unmatched"),
+    ("_triton_fp8_per_group_rowwise_scales_kernel", "cast", "quantize"),
+    ("skipln_vec", "norm", "norm"),
+    ("skiplnDQQ", "norm", "norm"),
+    ("skiplinear_kernel", "other", "unmatched"),
 ]
 
 
