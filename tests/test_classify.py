@@ -484,14 +484,15 @@ def test_labelled_csv_well_formed():
 
 
 # ------------------------------------------------------------------------------------------------
-# held-out rounds 116-139 (tests/data/heldout_note.md): names labelled before the rules ran on them
+# held-out rounds 116-146 (tests/data/heldout_note.md): names labelled before the rules ran on them
 
 HELDOUT = Path(__file__).parent / "data"
 
 
 @pytest.mark.parametrize("path, names, rounds, right", [("heldout_116_127.tsv", 666, 12, 598),
                                                         ("heldout_128_133.tsv", 418, 6, 406),
-                                                        ("heldout_134_139.tsv", 404, 6, 374)])
+                                                        ("heldout_134_139.tsv", 404, 6, 374),
+                                                        ("heldout_140_145.tsv", 303, 6, 247)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
@@ -503,3 +504,20 @@ def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, ri
     assert right_then.sum() == right
     lost = df[right_then & (now != df["bucket"].to_numpy())]
     assert lost.empty, lost[["round", "name", "bucket"]].assign(now=now[lost.index]).to_string()
+
+
+def test_heldout_zoo_round_keeps_what_it_read_right():
+    """Round 146: kernels of random-weight Hugging Face models of many families captured on an H100
+    (fixtures/capture/zoo_kernel_names.py), labelled blind with the ops that launched them; read with
+    that op evidence (outermost > innermost op) as a torch trace gives it, every name read right when
+    the round ended (168 of 173) still reads so."""
+    df = pd.read_csv(HELDOUT / "heldout_146_zoo.tsv", sep="\t", keep_default_na=False, dtype=str)
+    assert len(df) == 173 and df["name"].is_unique and set(df["bucket"]) <= set(BUCKETS)
+    op = [i if o in ("", i) else f"{o} > {i}" for i, o in zip(df["inner"], df["outer"])]
+    k = classify.classify_kernels(pd.DataFrame({"name": df["name"], "op": op, "op_input_types": ""}),
+                                  classify.load_rules())
+    now = k["bucket"].astype(str).to_numpy()
+    right_then = (df["reads"] == df["bucket"]).to_numpy()
+    assert right_then.sum() == 168
+    lost = df[right_then & (now != df["bucket"].to_numpy())]
+    assert lost.empty, lost[["name", "inner", "bucket"]].assign(now=now[lost.index]).to_string()

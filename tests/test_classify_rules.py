@@ -934,10 +934,10 @@ CASES = [
     ("void genericReformat::copyVectorizedKernel<double, __half, float, (bool)1,", "cast", "tensorrt-reformat-cast"),
     ("void genericReformat::copyVectorizedKernel<double, float, float, (bool)1,", "elementwise", "layout-copy"),
     ("void genericReformat::copyPackedKernel<float, float, (bool)1, (bool)1, genericReformat::A...", "elementwise",
-     "layout-copy"),    # round 43: a sparse-attention indexer's key-cache store is the attention's cache write (its
-    # quantize-and-store stays a quantize)
+     "layout-copy"),    # round 43: a sparse-attention indexer's key-cache store is the attention's cache write
     ("fused_store_indexer_cache", "attention", "kv-cache-write"),
-    ("indexer_k_quant_and_cache", "cast", "quantize"),    # review of rounds 41-42: MoE helpers and a fork's conversions and self-checks are no GEMMs; a
+    # (its quantize-and-store too, as reshape_and_cache into an fp8 cache: round 142's labels)
+    ("indexer_k_quant_and_cache", "attention", "kv-cache-write"),    # review of rounds 41-42: MoE helpers and a fork's conversions and self-checks are no GEMMs; a
     # network routing table is no MoE routing; TensorFlow's diagonal writes are data movement;
     # TensorRT's int8 layout kernels reading another type convert
     ("_expt_data_memset", "other", "moe-routing"),
@@ -1481,7 +1481,7 @@ CASES = [
     ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
      "Tensor<float, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorCwiseBinaryOp<Eigen::internal::"
      "scalar_sum_op<float, float>, Eigen::TensorConversionOp<float, Eigen::T", "elementwise", "eigen-tensorflow"),
-    ("dgated_act_cast_transpose_kernel", "elementwise", "layout-copy"),
+    ("dgated_act_cast_transpose_kernel", "elementwise", "activation"),
     ("cast_transpose_kernel", "cast", "convert"),
     ("void op_tensor_kernel<int=2, float, float, float, int=32, int=1, int=4, int=2, cudnnOpTensorOp_t=2, "
      "cudnnNanPropagation_t=0>(cudnnTensorStruct, float*)", "elementwise", "arith"),
@@ -1493,6 +1493,75 @@ CASES = [
     ("skipln_vec", "norm", "norm"),
     ("skiplnDQQ", "norm", "norm"),
     ("skiplinear_kernel", "other", "unmatched"),
+    # review of rounds 128-139's rules: DGL's per-edge pointwise SDDMM is no product; a conversion
+    # of a reduction or product goes by that; "based" only in FLA's Based kernels; ABC, path
+    # attention and DPLR's wu kernels; a rope storing q only is no KV write; a GEMM named prepack
+    # stays one; TE's gated activations with a cast; quantized SSM scans; fp8 row/col scales;
+    # logits masks by name; cuDNN layout transforms that change the dtype
+    ("void dgl::aten::cuda::SDDMMCooKernel<long, float, dgl::aten::cuda::binary::Add<float>, false, false>"
+     "(float const*)", "other", "unmatched"),
+    ("void dgl::aten::cuda::SDDMMCooKernel<long, float, dgl::aten::cuda::binary::Dot<float>, false, false>"
+     "(float const*)", "linear", "gemm"),
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+     "Tensor<Eigen::half, 0, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorConversionOp<Eigen::half, Eigen::"
+     "TensorReductionOp<Eigen::internal::SumReducer<float>, ", "elementwise", "eigen-tensorflow"),
+    ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
+     "Tensor<std::complex<float>, 1, 1, long>, 16, Eigen::MakePointer>, Eigen::TensorConversionOp<std::complex<"
+     "float>, Eigen::TensorMap<Eigen::Tensor<float const, 1, 1, long>", "cast", "eigen-conversion"),
+    ("chunk_based_scan_kernel", "other", "sampling-topk-sort"),
+    ("parallel_based_merge_kernel", "other", "unmatched"),
+    ("fused_chunk_based_fwd_kernel", "attention", "linear-attention"),
+    ("chunk_abc_fwd_kernel_h", "attention", "linear-attention"),
+    ("parallel_path_fwd_kernel", "attention", "linear-attention"),
+    ("wu_fwd_kernel", "attention", "linear-attention"),
+    ("fused_rope_store_kernel", "elementwise", "rope"),
+    ("prepack_gemm_kernel", "linear", "gemm"),
+    ("void transformer_engine::gated_kernels::cast_fp8_gated_kernel<true, float, __nv_bfloat16, &transformer_engine"
+     "::silu<float, float>>(Params)", "elementwise", "activation"),
+    ("quant_sscan_fwd_kernel", "other", "ssm"),
+    ("_quant_chunk_scan_fwd_kernel", "other", "ssm"),
+    ("_triton_fp8_rowwise_3d_transpose_scales_rhs_kernel", "cast", "quantize"),
+    ("fbgemm_gpu::tbe_input_combine_with_length_kernel", "elementwise", "data-movement"),
+    ("_bad_words_mask_kernel", "elementwise", "arith"),
+    ("_min_tokens_kernel", "elementwise", "arith"),
+    ("void tensorTransformGeneric<__half, float, float, true, false, false, (cudnnKernelDataType_t)0>", "cast",
+     "layout-cast"),
+    ("void cudnn::ops::nchwToNhwcKernel<float, __half, float, false, true, (cudnnKernelDataType_t)0>(cudnn::ops::"
+     "nchw2nhwc_params_t<float>, float const*, __half*)", "cast", "layout-cast"),
+    ("void cudnn::ops::nchwToNhwcKernel<__half, __half, float, false, true, (cudnnKernelDataType_t)0>(cudnn::ops::"
+     "nchw2nhwc_params_t<float>, __half const*, __half*)", "elementwise", "layout-copy"),
+    # round 146: cuDNN's one-channel-per-group (depthwise) convolutions; a full conv2d stays one
+    ("conv2d_c1_k1_nchw_shmem_tiling", "elementwise", "depthwise-conv"),
+    ("dgrad2d_c1_k1_nhwc_specialized", "elementwise", "depthwise-conv"),
+    ("conv2d_c3_k64_nhwc", "linear", "convolution"),
+    # rounds 140-145: ONNX Runtime's cast functor and its attention ops' own kernels (not its plain
+    # softmax or transposes), cuEquivariance's triangle-multiplication projections, KV-cache writes
+    # that quantize on the way (vLLM's indexer, lmdeploy's fills), split-KV decode named the other
+    # way round, grouped convolutions, the snake activation of vocoders, FSDP2's chunk_cat into fp32
+    ("void onnxruntime::cuda::_UnaryElementWise<float, __half, onnxruntime::cuda::OP_Cast<float, __half>, 256, 4>"
+     "(float const*, __half*, onnxruntime::cuda::OP_Cast<float, __half>, long)", "cast", "functor-cast"),
+    ("void onnxruntime::cuda::_UnaryElementWise<float, float, onnxruntime::cuda::OP_Relu<float>, 256, 4>"
+     "(float const*, float*)", "elementwise", "activation"),
+    ("void onnxruntime::contrib::cuda::AddBiasTransposeQKV<__half>(__half const*, __half const*, __half*, int)",
+     "attention", "ort-attention"),
+    ("void onnxruntime::contrib::cuda::LongformerSoftmaxKernel<__half, 64>(int const*)", "attention", "ort-attention"),
+    ("void onnxruntime::cuda::softmax_warp_forward<float, float, float, 10, false>(float*)", "other", "softmax"),
+    ("void onnxruntime::cuda::Transpose3DKernel<float>(float)", "elementwise", "layout-copy"),
+    ("cueq::trimul::kf_inference_projection::kf_inference_projection_kernel(CUtensorMap_st)", "linear", "gemm"),
+    ("cueq::trimul::layernorm_kernel(float)", "norm", "norm"),
+    ("orthographic_projection_kernel", "other", "unmatched"),
+    ("indexer_k_quant_and_cache_kernel", "attention", "kv-cache-write"),
+    ("_fill_kv_cache_blocked_fp8_kernel", "attention", "kv-cache-write"),
+    ("_split_combine_decode_kernel", "attention", "decode-split-kv"),
+    ("split_decode_tokens", "elementwise", "data-movement"),
+    ("group_conv_mish_kernel", "linear", "convolution"),
+    ("groupconvert_kernel", "other", "unmatched"),
+    ("_snake_beta_kernel", "elementwise", "activation"),
+    ("snakecase_kernel", "other", "unmatched"),
+    ("void at::native::detail::chunk_cat_cuda_kernel<float, c10::BFloat16>(T2 **, T1 *, long *,", "cast",
+     "layout-cast"),
+    ("void at::native::detail::chunk_cat_cuda_kernel<c10::BFloat16, c10::BFloat16>(T2 **, T1 *)", "elementwise",
+     "torch-elementwise"),
 ]
 
 
@@ -1536,3 +1605,13 @@ def test_mangled_names_are_read_demangled(rules):
     ]
     got = explain([n for n, _ in cases], rules)["bucket"].tolist()
     assert got == [b for _, b in cases]
+
+
+def test_dtype_conversion_inside_sdpa_stays_a_cast(rules):
+    """cuDNN's dQ conversion in SDPA's backward is a cast (dtype casts inside an attention op stay
+    cast); the other kernels of that op are attention by the op."""
+    op = "autograd::engine::evaluate_function: ScaledDotProductCudnnAttentionBackward0 > aten::_cudnn_attention_backward"
+    got = explain(["void cudnn::fusion::convert_dq_to_16bits<true>(void const*, void*, unsigned int)",
+                   "void cudnn::fusion::compute_dot_do_o<true>(void const*)", "gemvNSP_kernel"], rules, op=op)
+    assert got["bucket"].tolist() == ["cast", "attention", "attention"]
+    assert got["rule"].tolist() == ["convert", "attention", "sdpa-op"]
