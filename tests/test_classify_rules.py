@@ -1499,7 +1499,7 @@ CASES = [
     # stays one; TE's gated activations with a cast; quantized SSM scans; fp8 row/col scales;
     # logits masks by name; cuDNN layout transforms that change the dtype
     ("void dgl::aten::cuda::SDDMMCooKernel<long, float, dgl::aten::cuda::binary::Add<float>, false, false>"
-     "(float const*)", "other", "unmatched"),
+     "(float const*)", "elementwise", "dgl-sddmm-pointwise"),
     ("void dgl::aten::cuda::SDDMMCooKernel<long, float, dgl::aten::cuda::binary::Dot<float>, false, false>"
      "(float const*)", "linear", "gemm"),
     ("void Eigen::internal::EigenMetaKernel<Eigen::TensorEvaluator<Eigen::TensorAssignOp<Eigen::TensorMap<Eigen::"
@@ -1562,6 +1562,30 @@ CASES = [
      "layout-cast"),
     ("void at::native::detail::chunk_cat_cuda_kernel<c10::BFloat16, c10::BFloat16>(T2 **, T1 *)", "elementwise",
      "torch-elementwise"),
+    # review of rounds 140-146's rules: more of ONNX Runtime's attention kernels (CUDA and ROCm, its
+    # KV concat), the snake activation as a word (not snake_case), logits masks and n-gram bans
+    # anchored, DGL's pointwise SDDMM as pointwise, prepack only right before a GEMM word, FLA's ABC
+    # and path attention by fwd/bwd, no metadata of a KV write, a norm that quantizes into the cache,
+    # a rope store as a word of its own, a scan as a word
+    ("void onnxruntime::contrib::cuda::TransposeCtxLarge<float>(int)", "attention", "ort-attention"),
+    ("void onnxruntime::contrib::cuda::ConcatNewToPastKV<float2>(int)", "attention", "ort-attention"),
+    ("void onnxruntime::contrib::rocm::AddBiasTranspose<__half>(int)", "attention", "ort-attention"),
+    ("void cudnn::cnn::conv2d_c1_k1_nhwc_kernel<float>(int)", "elementwise", "depthwise-conv"),
+    ("SnakeBetaKernel", "elementwise", "activation"),
+    ("snake_case_convert_kernel", "other", "unmatched"),
+    ("void tensorrt_llm::kernels::ban_repeat_ngram<__half>(__half**)", "elementwise", "arith"),
+    ("moe_min_tokens_kernel", "other", "unmatched"),
+    ("void dgl::aten::cuda::SDDMMCooKernel<long, float, dgl::aten::cuda::binary::CopyLhs<float>, false, false>"
+     "(float)", "elementwise", "dgl-sddmm-pointwise"),
+    ("prepack_weight_for_gemm_kernel", "elementwise", "layout-copy"),
+    ("parallel_path_trace_kernel", "other", "unmatched"),
+    ("chunk_abc_lookup_kernel", "other", "unmatched"),
+    ("per_token_quant_and_cache_scales_kernel", "cast", "quantize"),
+    ("fill_kv_cache_positions_kernel", "elementwise", "data-movement"),
+    ("fused_rms_norm_quant_and_cache_kernel", "attention", "kv-cache-write"),
+    ("chunk_rope_store_kernel", "elementwise", "rope"),
+    ("fused_mla_rope_store_kernel", "attention", "kv-cache-write"),
+    ("blocksscan_quant_kernel", "cast", "quantize"),
 ]
 
 
@@ -1615,3 +1639,16 @@ def test_dtype_conversion_inside_sdpa_stays_a_cast(rules):
                    "void cudnn::fusion::compute_dot_do_o<true>(void const*)", "gemvNSP_kernel"], rules, op=op)
     assert got["bucket"].tolist() == ["cast", "attention", "attention"]
     assert got["rule"].tolist() == ["convert", "attention", "sdpa-op"]
+
+
+def test_casts_inside_sdpa_stay_casts(rules):
+    """ATen's dtype copies launched inside SDPA (a cast of q, k or v on the way in) are casts."""
+    op = "aten::scaled_dot_product_attention > aten::to > aten::_to_copy > aten::copy_"
+    got = explain(["void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::"
+                   "TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::"
+                   "{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, "
+                   "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::"
+                   "memory::StoreWithCast<1> >", "void at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase&)",
+                   "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)"],
+                  rules, op=op)
+    assert got["bucket"].tolist() == ["cast", "cast", "attention"]
