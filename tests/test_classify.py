@@ -489,6 +489,15 @@ def test_labelled_csv_well_formed():
 HELDOUT = Path(__file__).parent / "data"
 
 
+def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: list[str]) -> None:
+    """The names of a held-out batch read right when it ended (`reads` == `bucket`: `right` of them)
+    all still read so (`now`)."""
+    right_then = (df["reads"] == df["bucket"]).to_numpy()
+    assert right_then.sum() == right
+    lost = df[right_then & (now != df["bucket"].to_numpy())]
+    assert lost.empty, lost[show].assign(now=now[lost.index]).to_string()
+
+
 @pytest.mark.parametrize("path, names, rounds, right", [("heldout_116_127.tsv", 666, 12, 598),
                                                         ("heldout_128_133.tsv", 418, 6, 406),
                                                         ("heldout_134_139.tsv", 404, 6, 374),
@@ -500,10 +509,7 @@ def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, ri
     assert len(df) == names and df["round"].nunique() == rounds and df["name"].is_unique
     assert set(df["bucket"]) <= set(BUCKETS)
     now = classify.explain(df["name"].tolist(), classify.load_rules())["bucket"].to_numpy()
-    right_then = (df["reads"] == df["bucket"]).to_numpy()
-    assert right_then.sum() == right
-    lost = df[right_then & (now != df["bucket"].to_numpy())]
-    assert lost.empty, lost[["round", "name", "bucket"]].assign(now=now[lost.index]).to_string()
+    _keeps_what_it_read(df, now, right, ["round", "name", "bucket"])
 
 
 def test_heldout_zoo_round_keeps_what_it_read_right():
@@ -516,8 +522,4 @@ def test_heldout_zoo_round_keeps_what_it_read_right():
     op = [i if o in ("", i) else f"{o} > {i}" for i, o in zip(df["inner"], df["outer"])]
     k = classify.classify_kernels(pd.DataFrame({"name": df["name"], "op": op, "op_input_types": ""}),
                                   classify.load_rules())
-    now = k["bucket"].astype(str).to_numpy()
-    right_then = (df["reads"] == df["bucket"]).to_numpy()
-    assert right_then.sum() == 168
-    lost = df[right_then & (now != df["bucket"].to_numpy())]
-    assert lost.empty, lost[["name", "inner", "bucket"]].assign(now=now[lost.index]).to_string()
+    _keeps_what_it_read(df, k["bucket"].astype(str).to_numpy(), 168, ["name", "inner", "bucket"])
