@@ -1586,6 +1586,37 @@ CASES = [
     ("chunk_rope_store_kernel", "elementwise", "rope"),
     ("fused_mla_rope_store_kernel", "attention", "kv-cache-write"),
     ("blocksscan_quant_kernel", "cast", "quantize"),
+    # rounds 147-150: a flash-attention decode pipeline by its fa_ word, bitsandbytes' Triton
+    # optimizer updates, EMA and finite checks, the foreach norm's final reduction, Newton-Schulz's
+    # Triton matrix products (Muon), fp8 quantization named per token or channel, scales packed into
+    # UE8M0, Sputnik's SDDMM and PyTorch's BSR-dense products; near misses beside each
+    ("xe_fa_decode_ph1", "attention", "attention"),
+    ("sofa_decode_kernel", "other", "unmatched"),
+    ("_optimizer_update_2state_32bit_triton_kernel", "elementwise", "optimizer"),
+    ("_optimizer_precondition_2state_32bit", "elementwise", "optimizer"),
+    ("optimizer_update_count_kernel", "other", "unmatched"),
+    ("ema_update_kernel", "elementwise", "optimizer"),
+    ("schema_update_kernel", "other", "unmatched"),
+    ("strided_check_finite_cuda_kernel", "elementwise", "optimizer"),
+    ("lpnorm_cleanup", "elementwise", "reduction"),
+    ("XXT_kernel", "linear", "gemm"),
+    ("ns_line_1_kernel", "linear", "gemm"),
+    ("ns_line_search_kernel", "other", "unmatched"),
+    ("mmt_kernel", "linear", "gemm"),
+    ("commt_kernel", "other", "unmatched"),
+    ("ba_plus_cAA_kernel", "linear", "gemm"),
+    ("_per_token_fp8_tp_kernel", "cast", "quantize"),
+    ("_grouped_per_channel_fp8_kernel", "cast", "quantize"),
+    ("per_token_fp8_gemm_kernel", "linear", "gemm"),
+    ("per_token_fp8_silu_kernel", "elementwise", "activation"),
+    ("per_tokenizer_fp8_kernel", "other", "unmatched"),
+    ("void deep_gemm::transpose_and_pack_fp32_into_ue8m0<512u, 48u, 192u, 128u, 1u, false>(float*, unsigned int*, "
+     "unsigned int)", "cast", "quantize"),
+    ("ue8m0_gemm_kernel", "linear", "gemm"),
+    ("void sputnik::(anonymous namespace)::CudaSddmmKernel<float4, 4, 32, 32, 8, 0>(int, int, int, int const*, int "
+     "const*, int const*, float const*, float const*, float*)", "linear", "gemm"),
+    ("_bsr_strided_dense_rowspace_kernel", "linear", "gemm"),
+    ("_bsr_strided_dense_softmax_kernel", "other", "softmax"),
 ]
 
 
