@@ -1617,6 +1617,28 @@ CASES = [
      "const*, int const*, float const*, float const*, float*)", "linear", "gemm"),
     ("_bsr_strided_dense_rowspace_kernel", "linear", "gemm"),
     ("_bsr_strided_dense_softmax_kernel", "other", "softmax"),
+    # rounds 151-154: FastDeploy's KV writes named append_<phase>_cache (a norm or rope on the way
+    # in stays the write), a masked softmax (attention scores; not over a vocabulary), LightSeq's
+    # encoder/decoder self-attention words and its `atten` abbreviation, the QKV bias and rescale
+    # before attention (FasterTransformer, PyTorch's fast MHA path), a transpose into the K cache
+    ("append_decode_cache_T_rope_qk_norm_kernel", "attention", "kv-cache-write"),
+    ("append_decode_cache_T_rope_kernel", "attention", "kv-cache-write"),
+    ("append_to_cache_metadata_kernel", "other", "attention-metadata"),
+    ("masked_softmax_kernel", "attention", "attention"),
+    ("additive_masked_softmax_dropout_warp_forward_vec4", "attention", "attention"),
+    ("masked_scale_softmax_warp_backward_masked_dgrad", "attention", "attention"),
+    ("masked_softmax_vocab_logits_kernel", "other", "softmax"),
+    ("unmasked_softmax_kernel", "other", "softmax"),
+    ("ker_arrange_encself_qkv", "attention", "attention"),
+    ("ker_arrange_atten_output", "attention", "attention"),
+    ("attenuate_kernel", "other", "unmatched"),
+    ("encselfish_kernel", "other", "unmatched"),
+    ("transform_bias_rescale_qkv_kernel", "attention", "attention"),
+    ("addQKVBiasTranspose", "attention", "attention"),
+    ("add_fusedQKV_bias_transpose_kernel", "attention", "attention"),
+    ("add_qk_bias_kernel", "elementwise", "arith"),
+    ("transpose_4d_batch_major_k_cache", "attention", "kv-cache-write"),
+    ("transpose_cache_kernel", "elementwise", "layout-copy"),
 ]
 
 
