@@ -1639,6 +1639,17 @@ CASES = [
     ("add_qk_bias_kernel", "elementwise", "arith"),
     ("transpose_4d_batch_major_k_cache", "attention", "kv-cache-write"),
     ("transpose_cache_kernel", "elementwise", "layout-copy"),
+    # rounds 155-158: a KV append, StyleGAN's resampling filter and fused bias-activation, Swin's
+    # window partitions and rolls as layout
+    ("q8_kv_append_kernel", "attention", "kv-cache-write"),
+    ("kv_append_metadata", "other", "attention-metadata"),
+    ("upfirdn2d_kernel_large", "elementwise", "layout-copy"),
+    ("FusedBiasActKernel", "elementwise", "activation"),
+    ("fused_bias_activation_kernel", "elementwise", "activation"),
+    ("fused_bias_actor_kernel", "elementwise", "arith"),
+    ("roll_and_window_partition_forward_cuda_kernel", "elementwise", "layout-copy"),
+    ("reverse_roll", "elementwise", "layout-copy"),
+    ("reverse_rolling_hash", "other", "unmatched"),
 ]
 
 
