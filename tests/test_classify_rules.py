@@ -1650,6 +1650,23 @@ CASES = [
     ("roll_and_window_partition_forward_cuda_kernel", "elementwise", "layout-copy"),
     ("reverse_roll", "elementwise", "layout-copy"),
     ("reverse_rolling_hash", "other", "unmatched"),
+    # rounds 159-162: cuDNN's FFT convolution engine (DSE::), not cuFFT's own kernels; TurboMind's
+    # symmetric quantization is no BLAS SYMM; a fused MoE GEMM with its precision named; NATTEN's
+    # reference kernels; RMSNorm spelled out and a norm fused after a residual add
+    ("void DSE::vector_fft<0, 1, 128, 8, 8, 1, float, float, float2>(float2*, float2*, int, int3, int3)", "linear",
+     "convolution"),
+    ("void regular_fft<96u, EPT<4u, 6u>, 8u>(kernel_arguments_t<unsigned int>)", "other", "unmatched"),
+    ("void turbomind::quant_symm_row<8, 128, __nv_fp8_e4m3, float, __half>(__nv_fp8_e4m3*, int, float*, int, "
+     "__half const*, int, int, int, float)", "cast", "quantize"),
+    ("dsymm_kernel", "linear", "gemm"),
+    ("fused_moe_w8a8_kernel", "linear", "gemm"),
+    ("fused_moe_align_kernel", "other", "moe-routing"),
+    ("fna_reference_kernel", "attention", "attention"),
+    ("fnatic_kernel", "other", "unmatched"),
+    ("void turbomind::rootMeanSquareNorm<float>(float*, float const*, float const*, float, int, int)", "norm", "norm"),
+    ("void turbomind::fusedAddBiasResidualNorm<float>(float*, float*, float const*, float const*, float, int, int)",
+     "norm", "norm"),
+    ("residual_normal_sample_kernel", "elementwise", "arith"),
 ]
 
 
