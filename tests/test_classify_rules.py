@@ -1722,6 +1722,24 @@ def test_dtype_conversion_inside_sdpa_stays_a_cast(rules):
     assert got["rule"].tolist() == ["convert", "attention", "sdpa-op"]
 
 
+def test_sdpa_math_backward_and_flash_dq_conversion(rules):
+    """The backward of SDPA's safe softmax (only its math path calls it) is attention though no SDPA
+    op is on the stack; flash attention's dQ conversion in the backward stays a cast."""
+    soft = "void (anonymous namespace)::softmax_warp_backward<float, float, float, 8, false, false>(float*)"
+    got = explain([soft], rules, op="autograd::engine::evaluate_function: SafeSoftmaxBackward0 > "
+                                     "aten::_softmax_backward_data")
+    assert (got["bucket"][0], got["rule"][0]) == ("attention", "sdpa-op")
+    got = explain([soft], rules, op="autograd::engine::evaluate_function: SoftmaxBackward0 > aten::_softmax_backward_data")
+    assert got["bucket"][0] == "other"
+    dq = "void pytorch_flash::flash_bwd_convert_dq_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4, false>>()"
+    op = ("autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0 > "
+          "aten::_scaled_dot_product_flash_attention_backward")
+    got = explain([dq, "void flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<Flash_bwd_kernel_traits<64>>()"], rules, op=op)
+    assert got["bucket"].tolist() == ["cast", "attention"]
+    assert explain(["void ipiv_64_to_32_ker<128>(long, long const*, int*)"], rules)["bucket"][0] == "cast"
+    assert explain(["void shape_64_to_32x_kernel(int)"], rules)["bucket"][0] != "cast"
+
+
 def test_casts_inside_sdpa_stay_casts(rules):
     """ATen's dtype copies launched inside SDPA (a cast of q, k or v on the way in) are casts."""
     op = "aten::scaled_dot_product_attention > aten::to > aten::_to_copy > aten::copy_"
