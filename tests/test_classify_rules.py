@@ -1667,6 +1667,27 @@ CASES = [
     ("void turbomind::fusedAddBiasResidualNorm<float>(float*, float*, float const*, float const*, float, int, int)",
      "norm", "norm"),
     ("residual_normal_sample_kernel", "elementwise", "arith"),
+    # rounds 164-167 (kernel symbols of published wheels): exllama's weight reconstruction is
+    # dequantization, not its GEMM; quantiles are no quantization; MSCCL++ kernels by their channel
+    # arguments; ONNX Runtime's paged split-KV decode, its unfused softmax and its rope-and-append KV
+    # write; RAFT's array conversion
+    ("sglang::gptq::reconstruct_exllama_4bit_kernel(unsigned int const*, int const*, __half*)", "cast", "quantize"),
+    ("exllama_q4_matmul_kernel", "linear", "gemm"),
+    ("void ML::DT::computeQuantilesBatchedKernel<float>(float*, int*, float const*, int, int)", "other", "unmatched"),
+    ("void broadcast6<true>(void*, void*, void*, mscclpp::MemoryChannelDeviceHandle*, unsigned long)", "communication",
+     "custom-allreduce-args"),
+    ("void broadcast6<true>(void*, void*, void*, unsigned long)", "other", "unmatched"),
+    ("void onnxruntime::contrib::cuda::PagedDecodeSplitKV<__half, __half>(__half const*, int)", "attention",
+     "decode-split-kv"),
+    ("void onnxruntime::contrib::cuda::PagedDecodeReduce<__half>(__half*, int)", "attention", "decode-split-kv"),
+    ("paged_decoder_reduce_kernel", "elementwise", "reduction"),
+    ("void onnxruntime::contrib::cuda::UnpackRoPEAppend<__half, __half, 16, 128>(__half const*)", "attention",
+     "ort-attention"),
+    ("void onnxruntime::contrib::cuda::(anonymous namespace)::UnfusedSoftmaxKernel<__half, 256>(int)", "attention",
+     "ort-attention"),
+    ("void raft::linalg::detail::convert_array_kernel<char*, unsigned int const*>(char*, unsigned int const*, int)",
+     "cast", "convert"),
+    ("convert_arrays_to_list_kernel", "other", "unmatched"),
 ]
 
 
