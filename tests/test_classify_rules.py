@@ -1688,6 +1688,33 @@ CASES = [
     ("void raft::linalg::detail::convert_array_kernel<char*, unsigned int const*>(char*, unsigned int const*, int)",
      "cast", "convert"),
     ("convert_arrays_to_list_kernel", "other", "unmatched"),
+    # rounds 168-170 (vLLM, Transformer Engine and cuDNN wheels): batch-norm statistics named bn_fprop
+    # (no convolution), cuDNN's depthwise weight gradient, copies and tensors converted between
+    # types, a GEMM's argument arrays and a filter reorder are no GEMMs, NCCL EP's routing map is
+    # routing, TE's gated quantize goes by its activation, its KV copy is a write, fused attention's
+    # sequence-length and RNG-state setup is metadata
+    ("xmma_bn_fprop_stats_kernel", "norm", "norm"),
+    ("xmma_fprop_implicit_gemm_kernel", "linear", "gemm"),
+    ("void cudnn::cnn::cudnn_depthwise_nchw_wgrad_kernel<float, false, 1, true>(float const*)", "elementwise",
+     "depthwise-conv"),
+    ("depthwise_separable_block_kernel", "other", "unmatched"),
+    ("void memcpyWithTypeConversion<__half, float>(long, __half const*, float*)", "cast", "convert"),
+    ("void cudnn::engines_precompiled::convertTensor_kernel<float, __nv_bfloat16, float, (cudnnKernelDataType_t)0>"
+     "(float)", "cast", "convert"),
+    ("void cudnn::engines_precompiled::prepare_moe_grouped_gemm_fwd_arrays_kernel<int>(int const*, char*)", "other",
+     "unmatched"),
+    ("cudnn::gemm::reorderImma8816Filter(cudnn::gemm::ReorderImma8816FilterParams)", "elementwise", "layout-copy"),
+    ("void nccl_ep::ht::convert_topk_to_routing_map_kernel<long>(long const*, unsigned char*)", "other",
+     "sampling-topk-sort"),
+    ("void nccl_ep::ht::dispatch_kernel<long>(long const*)", "communication", "nccl"),
+    ("void transformer_engine::dispatch::mxfp8::gated_kernel::quantize_gated_mxfp8_kernel<false>(int)", "elementwise",
+     "activation"),
+    ("void transformer_engine::kv_cache::copy_to_kv_cache_kernel<__nv_bfloat16>(__nv_bfloat16*)", "attention",
+     "kv-cache-write"),
+    ("transformer_engine::fused_attn::cu_seqlens_to_actual_seqlens(long, long, int const*, int const*, int*, int*)",
+     "other", "attention-metadata"),
+    ("transformer_engine::fused_attn::populate_rng_state_kernel(long*, long const*, long)", "other",
+     "attention-metadata"),
 ]
 
 
