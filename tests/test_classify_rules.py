@@ -1715,6 +1715,28 @@ CASES = [
      "other", "attention-metadata"),
     ("transformer_engine::fused_attn::populate_rng_state_kernel(long*, long const*, long)", "other",
      "attention-metadata"),
+    # a review of rounds 147-167's rules: each new pattern held to what it was for (sizes are no
+    # integer casts, a precision named before another operation is no quantization, a masked
+    # softmax in a loss or sampler is no attention, a solver's residual norm no norm layer, a
+    # GEMM named for its QKV-bias epilogue stays a GEMM) and the siblings it missed
+    ("warp_reduce_32_to_16", "elementwise", "reduction"),
+    ("uint8_to_int32_kernel", "cast", "convert"),
+    ("per_token_fp8_moe_permute_kernel", "other", "moe-routing"),
+    ("per_group_int4_kernel", "cast", "quantize"),
+    ("masked_softmax_cross_entropy_kernel", "other", "softmax"),
+    ("bert::maskedScaledSoftmaxKernelSmall", "attention", "attention"),
+    ("computeResidualNorm", "elementwise", "arith"),
+    ("compute_atten", "other", "unmatched"),
+    ("quantum_state_kernel", "other", "unmatched"),
+    ("bias_add_transform_0213", "attention", "attention"),
+    ("ker_arrange_encdec_kv", "attention", "attention"),
+    ("ue8m0_to_fp32_kernel", "cast", "quantize"),
+    ("fused_moe_wna16_kernel", "linear", "gemm"),
+    ("update_ema_kernel", "elementwise", "optimizer"),
+    ("convert_array_layout_kernel", "other", "unmatched"),
+    ("PagedDecodeSplitKVKernel", "attention", "decode-split-kv"),
+    ("kv_append_fp8_kernel", "attention", "kv-cache-write"),
+    ("add_qkv_bias_gemm_kernel", "linear", "gemm"),
 ]
 
 
