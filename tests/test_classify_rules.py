@@ -1737,6 +1737,24 @@ CASES = [
     ("PagedDecodeSplitKVKernel", "attention", "decode-split-kv"),
     ("kv_append_fp8_kernel", "attention", "kv-cache-write"),
     ("add_qkv_bias_gemm_kernel", "linear", "gemm"),
+    # rounds 171-174 (bitsandbytes/xformers, NVIDIA's math libraries, libtorch_cuda, JAX's plugin):
+    # ATen's affine (de)quantization inside its elementwise template, XLA's multi-GPU barrier,
+    # cuSPARSE's COO/BSR/SELL matrix-vector products and a symmetric one; a kernel whose only cuBLAS
+    # evidence is a fill-mode argument is no GEMM
+    ("void at::native::vectorized_elementwise_kernel<2, at::native::(anonymous namespace)::quantize_tensor_per_channel_"
+     "affine_cuda(at::Tensor const&, at::Tensor&)::{lambda()#1}>(int)", "cast", "wrapped-quant"),
+    ("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, std::array<char*, 3ul> >(int)",
+     "elementwise", "torch-elementwise"),
+    ("void stream_executor::gpu::MultiGpuBarrierKernelImpl<(stream_executor::gpu::PlatformType)1>(long, long)",
+     "communication", "custom-allreduce"),
+    ("void cusparse::coomv_kernel<false, int, float, float, float, float>(int)", "linear", "gemm"),
+    ("void bsrmv_large_core<float2, 4, true>(cusparseBsrmvParams<float2>)", "linear", "gemm"),
+    ("shell_mv_kernel", "other", "unmatched"),
+    ("void cuds_symv_lo_direct_kernel<float2, 5, 1>(long, float2 const*)", "linear", "gemm"),
+    ("void cusolverDnXfill_identity_kernel<double2>(cublasFillMode_t, long, long, double2*, long)", "elementwise",
+     "data-movement"),
+    ("void gemvNSP_kernel<float, float, float, 1, 16, 4, 1024, cublasGemvParams<cublasGemvTensor<float const>, float> >"
+     "(int)", "linear", "gemm"),
 ]
 
 
