@@ -1810,6 +1810,29 @@ def test_dtype_conversion_inside_sdpa_stays_a_cast(rules):
     assert got["rule"].tolist() == ["convert", "attention", "sdpa-op"]
 
 
+def test_thrust_transforms_by_their_types_and_functor(rules):
+    """A Thrust transform is pointwise, a cast where it converts one element type into another or
+    applies a (de)quantize or convert functor; Thrust's fills are pointwise, its sorts stay sorts."""
+    t = ("void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::cuda_cub"
+         "::__transform::unary_transform_f<{}, {}, thrust::cuda_cub::__transform::no_stencil_tag, {}, thrust::cuda_cub::"
+         "__transform::always_true_predicate>, long>>(long)")
+    names = [t.format("float const*", "__half*", "faiss::gpu::Convert<float, __half>"),
+             t.format("float const*", "__half*", "thrust::identity<float>"),
+             t.format("float const*", "float*", "ctranslate2::cuda::swish_func<float>"),
+             t.format("__half const*", "__half*", "ctranslate2::convert_via_float"),
+             "void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::"
+             "cuda_cub::__fill::functor<long*, int>, long>>(long)",
+             "void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__radix_sort::RadixSortAgent<long>>(long)",
+             "void cub::CUB_200802_SM_900::detail::transform::transform_kernel<cub::detail::transform::policy_hub<true>>"
+             "(int)"]
+    got = explain(names, rules)
+    assert got["bucket"].tolist() == ["cast", "cast", "elementwise", "cast", "elementwise", "other", "elementwise"]
+    assert got["rule"].tolist()[:3] == ["thrust-transform-cast", "thrust-transform-cast", "thrust-transform"]
+    got = explain(["void faiss::gpu::sqEncode<faiss::gpu::Codec<0, 1> >(int)", "NKernel::FloatToDoubleImpl(float const*)",
+                   "squeeze_encoder_kernel"], rules)["bucket"].tolist()
+    assert got[:2] == ["cast", "cast"] and got[2] != "cast"
+
+
 def test_sdpa_math_backward_and_flash_dq_conversion(rules):
     """The backward of SDPA's safe softmax (only its math path calls it) is attention though no SDPA
     op is on the stack; flash attention's dQ conversion in the backward stays a cast."""
