@@ -1755,6 +1755,22 @@ CASES = [
      "data-movement"),
     ("void gemvNSP_kernel<float, float, float, 1, 16, 4, 1024, cublasGemvParams<cublasGemvTensor<float const>, float> >"
      "(int)", "linear", "gemm"),
+    # round 178 (cuSPARSELt, NPP): NPP's per-pixel drivers are pointwise, casts with a conversion
+    # functor; CUTLASS's compression transform and cuSPARSELt's filter reorders are no GEMMs (a GEMM
+    # named "no_reorder_filter" still is one)
+    ("void ForEachPixelNaiveInLargeImage<float, 1, Convert16f32fFunctor<float, 1> >(LargeImage<float, 1>, NppiSize)",
+     "cast", "npp-convert"),
+    ("void ForEachPixelNaiveInLargeImage<int, 1, LargeBinaryPointwiseFunctor<int, 1, int, 1, int, 1> >(LargeImage<int, 1>"
+     ", NppiSize)", "elementwise", "npp-pixel"),
+    ("void ImageColorConversionKernel_8u<(NppColorModel)0, (NppPixelFormat)3>(unsigned char const*)", "elementwise",
+     "npp-pixel"),
+    ("ForEachKernelLauncher", "other", "unmatched"),
+    ("void cutlass::Kernel<cutlass::transform::kernel::Compression<cutlass::bfloat16_t, unsigned short> >(int)", "other",
+     "unmatched"),
+    ("xmma_5x_cusparselt::implicit_gemm::cuda_reorder_imma_filter(xmma_5x_cusparselt::implicit_gemm::Reorder_imma_filter_"
+     "params)", "elementwise", "layout-copy"),
+    ("sm90_xmma_fprop_implicit_gemm_i8i8_i8i32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgroupsize1x1x1_g1_no_reorder_filter"
+     "_execute_split_k_kernel__5x_cudnn", "linear", "gemm"),
 ]
 
 
