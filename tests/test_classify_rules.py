@@ -1771,6 +1771,25 @@ CASES = [
      "params)", "elementwise", "layout-copy"),
     ("sm90_xmma_fprop_implicit_gemm_i8i8_i8i32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgroupsize1x1x1_g1_no_reorder_filter"
      "_execute_split_k_kernel__5x_cudnn", "linear", "gemm"),
+    # rounds 179-182 (FlashInfer cubins, TensorRT-LLM kernels, cuTENSOR/CuPy, TensorRT): cuTENSOR's
+    # contractions and CUTLASS's GETT are GEMM-class; an fp8 block-scale GEMM's own scale, convert
+    # and fill kernels are no GEMMs; a copy-convert templated on two different types is a cast (one
+    # type twice: a copy); TensorRT's icudnn and 1x1 convolutions; an fp32 tensor into int8
+    ("void cutensor_internal_namespace::tiny_mnk::contraction_tiny_mnk_kernel<double, double, double, double, double>"
+     "(int)", "linear", "gemm"),
+    ("cutlass_sm75_simt_sgett_f32_iden_f32_iden_f32_f32_f32_16x32x8_1x1x1_4x4x8_8_tnt_align1", "linear", "gemm"),
+    ("forgettable_kernel", "other", "unmatched"),
+    ("void tensorrt_llm::_v1::kernels::fp8_blockscale_gemm::scale_1x128_kernel<__nv_bfloat16, __nv_fp8_e4m3, float, true>"
+     "(__nv_fp8_e4m3*)", "cast", "quantize"),
+    ("void tensorrt_llm::_v1::kernels::fp8_blockscale_gemm::fill_kernel<float>(float*, unsigned long, float)",
+     "elementwise", "data-movement"),
+    ("void tensorrt_llm::_v1::common::cudaD2DcpyConvert<float, __nv_bfloat16>(__nv_bfloat16*, float const*, unsigned "
+     "long)", "cast", "templated-convert"),
+    ("void tensorrt_llm::_v1::common::cudaD2DcpyConvert<__nv_bfloat16, __nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16 "
+     "const*, unsigned long)", "other", "unmatched"),
+    ("trt_volta_fp32_icudnn_int8x4_128x32_relu_small_nn_v1", "linear", "convolution"),
+    ("void cask_trt::conv1x1_kernel<__half, __half, 3, 2>(cask_trt::Conv1x1Params)", "linear", "convolution"),
+    ("cuInt8::nchwFp32ToNchwInt8(float const*, signed char*, int)", "cast", "convert"),
 ]
 
 
