@@ -1790,6 +1790,18 @@ CASES = [
     ("trt_volta_fp32_icudnn_int8x4_128x32_relu_small_nn_v1", "linear", "convolution"),
     ("void cask_trt::conv1x1_kernel<__half, __half, 3, 2>(cask_trt::Conv1x1Params)", "linear", "convolution"),
     ("cuInt8::nchwFp32ToNchwInt8(float const*, signed char*, int)", "cast", "convert"),
+    # rounds 183-185 (NCCL/NVSHMEM, spconv, Open3D): NVSHMEM's on-stream collectives; its array
+    # initialisation is a fill; a sparse max/avg pool done by implicit GEMM is pooling; an activation
+    # taking a GEMM library's activation type is no GEMM
+    ("void broadcast_on_stream_kernel<int>(int, int*, int const*, unsigned long, int, int)", "communication",
+     "custom-allreduce"),
+    ("void rdxn_on_stream_kernel<float, (rdxn_ops)4>(int, float*)", "communication", "custom-allreduce"),
+    ("void nvshmemi_init_array_kernel<long>(long*, int, long)", "elementwise", "data-movement"),
+    ("copy_on_stream_kernel", "elementwise", "data-movement"),
+    ("void csrc::sparse::maxpool::forward_implicit_gemm_kernel<tv::half_t, false>(tv::half_t*)", "other", "pooling"),
+    ("void csrc::sparse::inference::ker::activation_inplace_kernel<tv::bfloat16_t>(tv::bfloat16_t*, tv::gemm::Activation)",
+     "elementwise", "activation"),
+    ("void cumm::conv::main::ConvAmpere_f16::conv_kernel(int)", "linear", "convolution"),
 ]
 
 
