@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import vocab
+from .branches import BranchSearch
 from .demangle import demangle
 from .errors import TraceError
 
@@ -153,13 +154,13 @@ class Twin:
 
     def __init__(self, original: Pattern):
         self.original = original
-        self._rx: re.Pattern | None = None
+        self._rx: BranchSearch | None = None
         self._done = False
 
-    def compiled(self) -> re.Pattern | None:
+    def compiled(self) -> BranchSearch | None:
         if not self._done:
             try:
-                self._rx = re.compile(_lower_pattern(self.original.pattern))
+                self._rx = BranchSearch(_lower_pattern(self.original.pattern))
             except re.error:
                 self._rx = None
             self._done = True
