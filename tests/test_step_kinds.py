@@ -469,17 +469,19 @@ def test_launch_grid_scale_moves_with_the_step_grids(bits, index):
     assert np.allclose(s1[decodes], s0[decodes])
 
 
-@settings(max_examples=80, deadline=None, derandomize=True)
-@given(st.lists(st.tuples(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False)), min_size=0, max_size=40))
-def test_group_medians_are_pandas_grouped_figures(rows):
-    """stats.group_medians (the launch grids' medians per kernel and per step) gives, per group in
-    ascending order, pandas' grouped median, count, min and max (equal as numbers: of a group
-    holding -0.0 and 0.0 either may come back as its least value)."""
+@settings(max_examples=160, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.floats(-1e6, 1e6, allow_nan=False) | st.integers(-10 ** 6, 10 ** 6)),
+                min_size=0, max_size=40), st.sampled_from([None, True, False]), st.booleans())
+def test_group_medians_are_pandas_grouped_figures(rows, select, integers):
+    """stats.group_medians (the launch grids' medians per kernel and per step, the kernels' per
+    name) gives, per group in ascending order, pandas' grouped median, count, min and max (equal as
+    numbers: of a group holding -0.0 and 0.0 either may come back as its least value), by sorting
+    or by selection alike, of float and of integer values."""
     from traceattrib.stats import group_medians
 
     group = np.array([r[0] for r in rows], np.int64)
-    x = np.array([r[1] for r in rows], np.float64)
-    g, med, n, lo, hi = group_medians(group, x)
+    x = np.array([int(r[1]) if integers else float(r[1]) for r in rows], np.int64 if integers else np.float64)
+    g, med, n, lo, hi = group_medians(group, x, select)
     ref = pd.Series(x).groupby(group)
     assert g.tolist() == sorted(set(group.tolist()))
     assert med.tolist() == ref.median().tolist() and n.tolist() == ref.size().tolist()

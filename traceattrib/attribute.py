@@ -154,7 +154,7 @@ def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray,
     One pass merges all intervals into the segments of their union (busy). A segment whose
     intervals are all of one bucket is that bucket's time and exposed time whole; only the
     segments where buckets meet (few, in traces: a step's kernels mostly run one after another)
-    are swept bucket by bucket (_mixed)."""
+    are swept bucket by bucket (_add_mixed)."""
     seg = _Segments(s, e, step, nsteps)
     return (seg.busy, *seg.times(b, nb))
 
@@ -181,6 +181,7 @@ class _Segments:
         self.seg_len = np.append(reach[self.first[1:] - 1], reach[-1]) - s[self.first]
         head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])  # (each also starts a segment)
         self.busy[step[head]] = _sums_from(self.seg_len, np.searchsorted(self.first, head))
+        self.first_step = step[self.first]  # (read once per grouping)
 
     def times(self, b: np.ndarray, nb: int) -> tuple[np.ndarray, np.ndarray]:
         """Per step and group (nsteps x nb, ns): the union of the group's intervals and the time when
@@ -195,23 +196,23 @@ class _Segments:
         meet = np.flatnonzero(self.joins & (b[1:] != b[:-1])) + 1
         mixed = np.zeros(first.size, bool)
         mixed[np.searchsorted(first, meet, "right") - 1] = True
-        time = group_sums(step[first] * nb + b[first], np.where(mixed, 0, self.seg_len), nsteps * nb).reshape(nsteps, nb)
+        time = group_sums(self.first_step * nb + b[first], np.where(mixed, 0, self.seg_len), nsteps * nb).reshape(nsteps, nb)
         exposed = time.copy()
         if mixed.any():
             rows = np.flatnonzero(np.repeat(mixed, np.diff(np.r_[first, s.size])))
-            t_m, x_m = _mixed(s[rows], e[rows], b[rows], step[rows], nsteps, nb)
-            time += t_m
-            exposed += x_m
+            _add_mixed(time, exposed, s[rows], e[rows], b[rows], step[rows])
         return time, exposed
 
 
-def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
-           nb: int) -> tuple[np.ndarray, np.ndarray]:
-    """bucket_unions' time and exposed time (nsteps x nb, ns) of intervals sorted by start, e >= s:
-    each bucket's union as disjoint segments (all buckets in one pass over the intervals, whatever
-    their number), then one sorted sweep over every segment's bounds counts the buckets running (in
-    place of a pass over all intervals per bucket for its union and another for the union of the
-    others)."""
+def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarray, b: np.ndarray,
+               step: np.ndarray) -> None:
+    """Adds bucket_unions' time and exposed time of intervals sorted by start, e >= s, into `time`
+    and `exposed` (nsteps x nb, ns; cells added one by one: a second table as large as these for a
+    few mixed segments would cost more than the sums): each bucket's union as disjoint segments (all
+    buckets in one pass over the intervals, whatever their number), then one sorted sweep over every
+    segment's bounds counts the buckets running (in place of a pass over all intervals per bucket
+    for its union and another for the union of the others)."""
+    nb = time.shape[1]
     # every bucket's union as disjoint segments in one pass: rows by bucket (stable: in time order
     # within each), a running reach per bucket; a segment lies in one step (steps lie apart)
     o = np.argsort(b, kind="stable")
@@ -220,7 +221,7 @@ def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps
     reach = running_max(eb, np.cumsum(new) - 1)
     first = np.flatnonzero(new | np.r_[True, sb[1:] > reach[:-1]])
     ss, se, sj = sb[first], reach[np.r_[first[1:] - 1, sb.size - 1]], bb[first].astype(np.int64)
-    time = group_sums(step[o[first]].astype(np.int64) * nb + sj, se - ss, nsteps * nb).reshape(nsteps, nb)
+    np.add.at(time.reshape(-1), step[o[first]].astype(np.int64) * nb + sj, se - ss)
     # the steps present and where each begins (steps follow each other in time)
     head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
     present, step_start = step[head], s[head]
@@ -234,8 +235,7 @@ def _mixed(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps
     run = np.cumsum(ev_v[o])[:-1]  # the sum on [t[i], t[i+1])
     one = np.flatnonzero((run >= nb) & (run < 2 * nb))
     piece_step = np.repeat(present, np.diff(np.r_[np.searchsorted(t, step_start), t.size]))
-    exposed = group_sums(piece_step[one] * nb + (run[one] - nb), t[one + 1] - t[one], nsteps * nb)
-    return time, exposed.reshape(nsteps, nb)
+    np.add.at(exposed.reshape(-1), piece_step[one] * nb + (run[one] - nb), t[one + 1] - t[one])
 
 
 def _sums_from(v: np.ndarray, at: np.ndarray) -> np.ndarray:

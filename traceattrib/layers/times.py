@@ -83,15 +83,16 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     lmc = np.bincount(st[keep] * lm_pairs.size + lm_code[keep], minlength=len(table) * lm_pairs.size)
     mc = np.bincount(st[keep] * nm + module[keep], minlength=len(table) * nm)
     si, li = np.nonzero(lt > 0)
-    types = a.layer_type.set_index(["step", "layer"])["type"] if len(a.layer_type) else pd.Series(dtype=np.int64)
-    ty = types.reindex(pd.MultiIndex.from_arrays([si, li - 1])).fillna(-1).to_numpy(np.int64)
-    layers = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": li - 1, "type": ty, "time_ns": lt[si, li]})
-    at = pd.MultiIndex.from_arrays([si, li])
+    layers = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": li - 1, "type": _type_of(a, si, li),
+                           "time_ns": lt[si, li]})
+    # per (layer + 1, bucket), its column in lbt (-1: no op of that layer and bucket)
+    column = np.full((max(nl, int(lb_pairs.max(initial=0)) // nb + 1), nb), -1, np.int64)
+    column[lb_pairs // nb, lb_pairs % nb] = np.arange(lb_pairs.size)
     for j, b in enumerate(buckets):
         cols = np.flatnonzero(lb_pairs % nb == j)
         if cols.size and lbt[:, cols].any():
-            per = pd.DataFrame(lbt[:, cols], columns=lb_pairs[cols] // nb).stack()
-            layers[f"{b}_ns"] = per.reindex(at, fill_value=0).to_numpy(np.int64)
+            c = column[li, j]
+            layers[f"{b}_ns"] = np.where(c >= 0, lbt[si, np.maximum(c, 0)], 0)
     # module names as categories: a million rows of strings would cost more than the times
     names = pd.Index(list(a.modules) or ["other"], dtype=object)  # (distinct: Assignment.modules)
     modules = _per_kind(table, lmt, lmc.reshape(len(table), lm_pairs.size), lm_pairs, nm, names)
@@ -105,6 +106,18 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     sources = pd.DataFrame({"rank": rank, "step": index, "source": a.source.astype(object),
                             "reference": a.reference.astype(object)})
     return Times(layers=layers, modules=modules, steps=steps, sources=sources, types=list(a.types))
+
+
+def _type_of(a: Assignment, si: np.ndarray, li: np.ndarray) -> np.ndarray:
+    """The type id of each (step row si, layer li - 1) in a.layer_type, -1 where it has none."""
+    lt = a.layer_type
+    if not len(lt) or not si.size:
+        return np.full(si.size, -1, np.int64)
+    step, layer = lt["step"].to_numpy(np.int64), lt["layer"].to_numpy(np.int64)
+    shape = (max(int(step.max()), int(si.max())) + 1, max(int(layer.max()) + 2, int(li.max()) + 1))
+    table = np.full(shape, -1, np.int64)
+    table[step, layer + 1] = lt["type"].to_numpy(np.int64)
+    return table[si, li]
 
 
 def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.ndarray, nm: int,
