@@ -1802,6 +1802,39 @@ CASES = [
     ("void csrc::sparse::inference::ker::activation_inplace_kernel<tv::bfloat16_t>(tv::bfloat16_t*, tv::gemm::Activation)",
      "elementwise", "activation"),
     ("void cumm::conv::main::ConvAmpere_f16::conv_kernel(int)", "linear", "convolution"),
+    # rounds 186-189 (FBGEMM, torchao/AutoAWQ, Warp/DALI, nvJPEG/nvCOMP/cuRAND): FBGEMM's padded FP8
+    # rowwise conversion and its conversions run as lambdas of ATen's elementwise templates are casts
+    # (an FBGEMM lambda that converts nothing is not); a jagged batched matmul is a GEMM; CUTLASS's
+    # sparse compressor packs a matrix for a GEMM; DALI's operators are elementwise, but for its
+    # random numbers, histograms and decompression
+    ("void fbgemm_gpu::(anonymous namespace)::_float_to_paddedFP8rowwise_cuda_kernel<float>(float const*, int, int, "
+     "unsigned char*, bool, int)", "cast", "convert"),
+    ("void at::native::vectorized_elementwise_kernel<8, fbgemm_gpu::_float_to_hfp8_gpu(at::Tensor const&, long, long, "
+     "double)::{lambda(float)#1}, std::array<char*, 2ul>, true>(int, fbgemm_gpu::_float_to_hfp8_gpu(at::Tensor const&, "
+     "long, long, double)::{lambda(float)#1}, std::array<char*, 2ul>)", "cast", "wrapped-quant"),
+    ("void at::native::unrolled_elementwise_kernel<fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor const&, long, long)::"
+     "{lambda(unsigned char)#1}, std::array<char*, 2ul>, 4>(int, fbgemm_gpu::_hfp8_to_float_gpu(at::Tensor const&, long, "
+     "long)::{lambda(unsigned char)#1}, std::array<char*, 2ul>)", "cast", "wrapped-quant"),
+    ("void at::native::vectorized_elementwise_kernel<4, fbgemm_gpu::segment_sum_csr_gpu(at::Tensor const&)::"
+     "{lambda(float)#1}, std::array<char*, 2ul>, true>(int)", "elementwise", "torch-elementwise"),
+    ("void fbgemm_gpu::dense_vec_jagged_2d_bmm<int, float>(float const*, int)", "linear", "gemm"),
+    ("void rgbmmap_kernel(float const*, int)", "other", "unmatched"),
+    ("void cutlass::device_kernel<torchao::enable_3x_kernel_for_sm90_or_later<cutlass::transform::kernel::"
+     "SM90StructuredSparseCompressor<cute::tuple<int, int, int, int>, cutlass::float_e4m3_t> > >(int)", "elementwise",
+     "sparse-compressor"),
+    ("void cutlass::device_kernel<cutlass::transform::kernel::GemmTransposeKernel<float> >(int)", "linear", "gemm"),
+    ("void dali::kernels::warp::BatchWarpUniformSize<dali::kernels::AffineMapping<2>, 2, unsigned char, float, "
+     "unsigned char>(dali::kernels::warp::SampleDesc<2, unsigned char, float> const*)", "elementwise", "dali-pointwise"),
+    ("void dali::kernels::resampling::BatchedSeparableResampleKernel<2, unsigned char, float>(int)", "elementwise",
+     "dali-pointwise"),
+    ("void dali::expr::ExecuteTiledBinOp1D<(dali::expr::ArithmeticOp)27, float, float, float, true, true>(int)",
+     "elementwise", "dali-pointwise"),
+    ("void dali::kernels::cast::impl::BinSearchCastKernel<float, unsigned char>(int)", "cast", "convert"),
+    ("void dali::rng::(anonymous namespace)::RNGKernel<float, dali::NormalDistImpl<float>, true, false, true>(int)",
+     "other", "unmatched"),
+    ("dali::kernels::equalize::hist::Histogram(dali::kernels::equalize::hist::SampleDesc const*)", "other", "unmatched"),
+    ("void dali::rice_decompress<unsigned short>(unsigned char*, unsigned short*)", "other", "unmatched"),
+    ("void dali::Encode<256>(dali::BoxEncoderSampleDesc const*, int)", "other", "unmatched"),
 ]
 
 
