@@ -146,3 +146,22 @@ def test_packaged_rules_split_and_agree_on_long_names():
             for n in names:
                 assert (bs.search(n) is not None) == (whole.search(n) is not None), (r.name, n)
     assert split >= 20
+
+
+@pytest.mark.parametrize("pattern, texts", [
+    ("(?#c)(?x)ab|c d|e f|gh h", ["cd", "c d", "gh h", "ghh"]),  # global flags after a comment hold for all
+    ("(?#[)((]|x)|aa|bb|c(?#[)]|d)zz", ["aa", "cdzz", "czz"]),  # brackets inside a comment are no syntax
+    ("(?x:#)\n|aa|bb|c.#(\n)z", ["aa", "cxz"]),  # nor inside a verbose group's comment
+    ("aa|bb|cc|(?s:d.d)", ["d\nd", "dd", "bb"]),  # a group's own flags stay in it
+])
+def test_branch_search_reads_comments_and_flags_as_re_does(pattern, texts):
+    fast, plain = BranchSearch(pattern), re.compile(pattern)
+    for t in texts:
+        assert (fast.search(t) is not None) == (plain.search(t) is not None), (pattern, t)
+
+
+def test_branch_search_refuses_what_re_refuses():
+    with pytest.raises(re.error):
+        BranchSearch("(?P<n>aa)|bb|cc|(?P<n>dd)")
+    with pytest.raises(re.error):
+        BranchSearch("aa|bb|cc|(dd")

@@ -221,7 +221,7 @@ def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarr
     reach = running_max(eb, np.cumsum(new) - 1)
     first = np.flatnonzero(new | np.r_[True, sb[1:] > reach[:-1]])
     ss, se, sj = sb[first], reach[np.r_[first[1:] - 1, sb.size - 1]], bb[first].astype(np.int64)
-    np.add.at(time.reshape(-1), step[o[first]].astype(np.int64) * nb + sj, se - ss)
+    np.add.at(time, (step[o[first]], sj), se - ss)
     # the steps present and where each begins (steps follow each other in time)
     head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
     present, step_start = step[head], s[head]
@@ -235,7 +235,7 @@ def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarr
     run = np.cumsum(ev_v[o])[:-1]  # the sum on [t[i], t[i+1])
     one = np.flatnonzero((run >= nb) & (run < 2 * nb))
     piece_step = np.repeat(present, np.diff(np.r_[np.searchsorted(t, step_start), t.size]))
-    np.add.at(exposed.reshape(-1), piece_step[one] * nb + (run[one] - nb), t[one + 1] - t[one])
+    np.add.at(exposed, (piece_step[one], run[one] - nb), t[one + 1] - t[one])
 
 
 def _sums_from(v: np.ndarray, at: np.ndarray) -> np.ndarray:

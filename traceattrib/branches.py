@@ -13,24 +13,24 @@ holds it to that); the match it returns is one branch's, not always the leftmost
 from __future__ import annotations
 
 import re
-
-try:  # the parser re itself uses (Python 3.11+: re._parser; before: sre_parse)
-    from re import _parser as _sre_parse
-except ImportError:  # pragma: no cover
-    import sre_parse as _sre_parse
+from re import _parser as _sre_parse  # the parser re itself uses
 
 MIN_BRANCHES = 4  # fewer: the pattern is searched whole
 MIN_LITERAL = 2  # a shorter run is in most names: the branch is searched every time
 
 _GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
-_BACKREF = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+# backreferences and conditionals (group numbers change when split); comments and verbose mode
+# (brackets and '|' inside them are no syntax, which the split does not know)
+_UNSPLIT = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#|\(\?[aiLmsu-]*x")
+_PLAIN_FLAGS = _sre_parse.parse("").state.flags
 
 
 def split_branches(pattern: str) -> list[str] | None:
     """The pattern's top-level alternatives as texts ('|'.join gives it back), or None where they
     cannot be searched one by one: global inline flags (they would hold for the first branch
-    only), backreferences and conditionals (group numbers change when split)."""
-    if _GLOBAL_FLAGS.match(pattern) or _BACKREF.search(pattern):
+    only), backreferences and conditionals (group numbers change when split), comments and
+    verbose mode."""
+    if _GLOBAL_FLAGS.match(pattern) or _UNSPLIT.search(pattern):
         return None
     out, start, depth, i, n = [], 0, 0, 0, len(pattern)
     while i < n:
@@ -67,15 +67,11 @@ def required_literal(branch: str, flags: int = 0) -> str:
         return ""
     try:
         parsed = _sre_parse.parse(branch, flags)
-    except re.error:
+        if parsed.state.flags & re.IGNORECASE:
+            return ""
+        return max(_runs(list(parsed)), key=len, default="")
+    except Exception:  # noqa: BLE001 - the parser's own shapes changed, or no valid branch: no literal
         return ""
-    if parsed.state.flags & re.IGNORECASE:
-        return ""
-    best = ""
-    for run in _runs(list(parsed)):
-        if len(run) > len(best):
-            best = run
-    return best
 
 
 def _runs(items: list) -> list[str]:
@@ -108,9 +104,11 @@ class BranchSearch:
         self._whole: re.Pattern | None = None
         self._rest: re.Pattern | None = None  # the branches without a literal, as one alternation
         self._literal: list[tuple[str, re.Pattern]] = []
-        branches = split_branches(pattern)
-        if branches is None or len(branches) < MIN_BRANCHES:
-            self._whole = re.compile(pattern, flags)
+        whole = re.compile(pattern, flags)  # an invalid pattern fails here, as it would searched whole
+        branches = split_branches(pattern) if not flags & re.VERBOSE else None
+        if branches is None or len(branches) < MIN_BRANCHES or \
+                _sre_parse.parse(pattern, flags).state.flags & ~_PLAIN_FLAGS & ~flags:
+            self._whole = whole  # few branches, or flags set inside the pattern that hold for all of it
             return
         rest = []
         for b in branches:
@@ -123,6 +121,7 @@ class BranchSearch:
             self._rest = re.compile("|".join(rest), flags)
 
     def search(self, text: str) -> re.Match | None:
+        """A match of some branch in `text` (not always the leftmost), None where the pattern has none."""
         if self._whole is not None:
             return self._whole.search(text)
         for lit, rx in self._literal:

@@ -35,6 +35,7 @@ def ratio_bound(span: np.ndarray, rest: np.ndarray) -> np.ndarray:
 
 SELECT_ROWS = 1 << 16  # from this many rows, few groups are read by selection (group_medians)
 SELECT_GROUPS = 4096
+SELECT_GROUP_ROWS = 64  # and this many rows per group on average
 
 
 def group_medians(group: np.ndarray, x: np.ndarray, select: bool | None = None) -> tuple[np.ndarray, ...]:
@@ -43,8 +44,8 @@ def group_medians(group: np.ndarray, x: np.ndarray, select: bool | None = None) 
     the least and the largest x as float64). NaN in x is not expected; of -0.0 and 0.0 either may be
     the least. Integer x whose (group, x) fit one 63-bit key are sorted as that key, one array.
     Many rows of few groups (kernel names) are put in group order by a radix sort of the group
-    codes and each group's middle values selected (np.partition) instead of sorting every value:
-    half the time on a million kernels; select forces (True) or forbids (False) that way."""
+    codes and each group's middle values selected (np.partition) instead of sorting every value;
+    select forces (True) or forbids (False) that way."""
     group = np.asarray(group, np.int64)
     x = np.asarray(x)
     if select is None:
@@ -53,7 +54,9 @@ def group_medians(group: np.ndarray, x: np.ndarray, select: bool | None = None) 
         g_lo, g_hi = int(group.min()), int(group.max())
         if g_hi - g_lo < 1 << 16:
             count = np.bincount(group - g_lo)
-            if np.count_nonzero(count) <= SELECT_GROUPS:
+            groups = np.count_nonzero(count)
+            # (a Python step per group: worth it only for groups of many rows)
+            if groups <= SELECT_GROUPS and groups * SELECT_GROUP_ROWS <= x.size:
                 return _selected(group - g_lo, x, count, g_lo)
     g = v = None
     if x.size and x.dtype.kind == "i":
