@@ -1835,6 +1835,44 @@ CASES = [
     ("dali::kernels::equalize::hist::Histogram(dali::kernels::equalize::hist::SampleDesc const*)", "other", "unmatched"),
     ("void dali::rice_decompress<unsigned short>(unsigned char*, unsigned short*)", "other", "unmatched"),
     ("void dali::Encode<256>(dali::BoxEncoderSampleDesc const*, int)", "other", "unmatched"),
+    # rounds 190-193 (TensorFlow, PaddlePaddle, MXNet, cuDSS/cuStateVec): Eigen's tensor contraction is a
+    # GEMM; Paddle's sparse-attention softmaxes are attention and its cache writes KV-cache writes, its
+    # depthwise direct convolution elementwise; MXNet's cast functors and copies between two element
+    # types are casts; cuDSS's two-type conversions are casts; cuStateVec's gate applications are
+    # (small) matrix products
+    ("void Eigen::EigenContractionKernel<int, long, Eigen::internal::TensorContractionInputMapper<int, long, 1> >(int)",
+     "linear", "gemm"),
+    ("void phi::sparse::AttnSoftmaxGpuKernel<float>(long const*, long const*, float const*, float*, int)", "attention",
+     "attention"),
+    ("void paddle::operators::BlockSparseSoftmaxForward<float, 1, 4>(float*, float const*, float)", "attention", "attention"),
+    ("void phi::SoftmaxForwardCudaKernel<float>(float*, float const*, int)", "other", "softmax"),
+    ("void phi::fusion::cache_kernel<__half, 8>(__half const*, __half*, __half*, int const*)", "attention", "kv-cache-write"),
+    ("void phi::fusion::write_pre_cache_to_cache<__half, 8>(__half*, __half*, __half const*)", "attention",
+     "kv-cache-write"),
+    ("void phi::funcs::cache_kernel<float>(float const*, float*)", "other", "unmatched"),
+    ("_float2bfloat16(float*, __nv_bfloat16*, unsigned long)", "cast", "convert"),
+    ("void float2_scale_kernel(float2*, int)", "elementwise", "arith"),
+    ("void cutlass::Kernel<cutlass::conv::kernel::DirectConvolution<cutlass::conv::threadblock::"
+     "DepthwiseFpropDirectConvMultipleStage<cutlass::gemm::GemmShape<64, 16, 9> > > >(int)", "elementwise",
+     "depthwise-direct-conv"),
+    ("void cutlass::Kernel<cutlass::conv::kernel::ImplicitGemmConvolution<cutlass::conv::threadblock::"
+     "ImplicitGemmMultistage<cutlass::gemm::GemmShape<128, 128, 32> > > >(int)", "linear", "gemm"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::mshadow_op::identity_with_cast, float*, "
+     "mshadow::half::half_t*>(int, float*, mshadow::half::half_t*)", "cast", "mxnet-cast"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::direct_copy<mxnet::op::mshadow_op::identity>, float*, "
+     "mshadow::half::half_t*, mxnet::OpReqType>(int, float*, mshadow::half::half_t*, mxnet::OpReqType)", "cast",
+     "mxnet-cast"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::direct_copy<mxnet::op::mshadow_op::identity>, float*, "
+     "float*, mxnet::OpReqType>(int, float*, float*, mxnet::OpReqType)", "elementwise", "mxnet-elementwise"),
+    ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::kvstore::quantize_2bit, unsigned long, float*, float*>(int)",
+     "cast", "mxnet-cast"),
+    ("void cudss::cvt_values_ker<double, float>(double const*, float*, long)", "cast", "templated-convert"),
+    ("void cudss::cvt_bk_offdiag_ker<double, float, int>(int const*, double const*, float*)", "cast", "templated-convert"),
+    ("void cudss::cvt_values_ker<float, float>(float const*, float*, long)", "other", "unmatched"),
+    ("void custatevec::batchedMatApplKernel<32, 1, true, true, 1, custatevec::CsComplex<float>, 3>(int)", "linear",
+     "gemm"),
+    ("void custatevec::deviceMatApplKernel_16_c128_cc80<128, 2, 2>(custatevec::CsComplex<double>*)", "linear", "gemm"),
+    ("void mat_applause_kernel(float*)", "other", "unmatched"),
 ]
 
 
