@@ -22,7 +22,6 @@ _GLOBAL_FLAGS = re.compile(r"\(\?[aiLmsux]+\)")
 # backreferences and conditionals (group numbers change when split); comments and verbose mode
 # (brackets and '|' inside them are no syntax, which the split does not know)
 _UNSPLIT = re.compile(r"\\[1-9]|\(\?P=|\(\?\(|\(\?#|\(\?[aiLmsu-]*x")
-_PLAIN_FLAGS = _sre_parse.parse("").state.flags
 
 
 def split_branches(pattern: str) -> list[str] | None:
@@ -63,15 +62,23 @@ def split_branches(pattern: str) -> list[str] | None:
 def required_literal(branch: str, flags: int = 0) -> str:
     """The longest run of literal characters that every match of `branch` contains ("" none):
     consecutive literals of its top-level sequence or of a group it always enters."""
-    if flags & re.IGNORECASE:
-        return ""
     try:
-        parsed = _sre_parse.parse(branch, flags)
-        if parsed.state.flags & re.IGNORECASE:
-            return ""
-        return max(_runs(list(parsed)), key=len, default="")
-    except Exception:  # noqa: BLE001 - the parser's own shapes changed, or no valid branch: no literal
+        return _parsed(branch, flags)[0]
+    except Exception:  # noqa: BLE001 - not a valid branch, or the parser's own shapes changed: no literal
         return ""
+
+
+def _parsed(branch: str, flags: int) -> tuple[str, frozenset]:
+    """(required_literal, the names of the branch's named groups); re.error where the branch is not
+    a valid pattern."""
+    parsed = _sre_parse.parse(branch, flags)
+    names = frozenset(parsed.state.groupdict)
+    if (flags | parsed.state.flags) & re.IGNORECASE:
+        return "", names
+    try:
+        return max(_runs(list(parsed)), key=len, default=""), names
+    except (TypeError, ValueError):  # the parser's own shapes changed: no literal
+        return "", names
 
 
 def _runs(items: list) -> list[str]:
@@ -96,25 +103,32 @@ def _runs(items: list) -> list[str]:
 
 class BranchSearch:
     """`search` as re.compile(pattern, flags).search's, by branches (module docstring); patterns it
-    cannot split, or of few branches, are searched whole."""
+    cannot split, of few branches, or whose branches name a group alike are searched whole. An
+    invalid pattern raises re.error here, as re.compile would (one whose only fault is a
+    look-behind of varying width in a branch with a literal: when a text first holds that literal). Each branch is parsed here for its
+    literal and compiled when a text first holds it (most never do in one trace's names: compiling
+    every branch of the packaged rules would cost as much as the searches it saves)."""
 
-    __slots__ = ("_whole", "_rest", "_literal")
+    __slots__ = ("_whole", "_rest", "_literal", "_flags")
 
     def __init__(self, pattern: str, flags: int = 0):
         self._whole: re.Pattern | None = None
         self._rest: re.Pattern | None = None  # the branches without a literal, as one alternation
-        self._literal: list[tuple[str, re.Pattern]] = []
-        whole = re.compile(pattern, flags)  # an invalid pattern fails here, as it would searched whole
+        self._literal: list[list] = []  # [literal, branch text, its compiled form or None]
+        self._flags = flags
         branches = split_branches(pattern) if not flags & re.VERBOSE else None
-        if branches is None or len(branches) < MIN_BRANCHES or \
-                _sre_parse.parse(pattern, flags).state.flags & ~_PLAIN_FLAGS & ~flags:
-            self._whole = whole  # few branches, or flags set inside the pattern that hold for all of it
+        if branches is None or len(branches) < MIN_BRANCHES:
+            self._whole = re.compile(pattern, flags)
             return
-        rest = []
+        rest, seen = [], set()
         for b in branches:
-            lit = required_literal(b, flags)
+            lit, names = _parsed(b, flags)  # (an invalid branch raises re.error, as the whole would)
+            if seen & names:  # a group name twice: re refuses the whole pattern
+                self._whole = re.compile(pattern, flags)
+                return
+            seen |= names
             if len(lit) >= MIN_LITERAL:
-                self._literal.append((lit, re.compile(b, flags)))
+                self._literal.append([lit, b, None])
             else:
                 rest.append(b)
         if rest:
@@ -124,8 +138,11 @@ class BranchSearch:
         """A match of some branch in `text` (not always the leftmost), None where the pattern has none."""
         if self._whole is not None:
             return self._whole.search(text)
-        for lit, rx in self._literal:
-            if lit in text:
+        for entry in self._literal:
+            if entry[0] in text:
+                rx = entry[2]
+                if rx is None:
+                    rx = entry[2] = re.compile(entry[1], self._flags)
                 m = rx.search(text)
                 if m is not None:
                     return m
