@@ -1873,6 +1873,23 @@ CASES = [
      "gemm"),
     ("void custatevec::deviceMatApplKernel_16_c128_cc80<128, 2, 2>(custatevec::CsComplex<double>*)", "linear", "gemm"),
     ("void mat_applause_kernel(float*)", "other", "unmatched"),
+    # rounds 194-197 (ONNX Runtime GenAI, cuEquivariance, Liger/FLA source, TensorRT 10 lean): a
+    # conversion named by its two types is a cast; cuDNN fMHA's dQ conversion is a cast as
+    # FlashAttention 2's (an fMHA kernel named otherwise stays attention); TensorRT's hcudnn kernels
+    # are convolutions; FLA's DeltaFormer, Oja and Parallax kernels are linear attention
+    ("Generators::cuda::ConvertInt32ToInt64(int const*, long*, int)", "cast", "convert"),
+    ("void Generators::cuda::ConvertFp16ToFp32(__half const*, float*, int)", "cast", "convert"),
+    ("void converter_kernel(float*)", "other", "unmatched"),
+    ("void cudnn_fmha::bwd::fp16::convert_dq<false>(cudnn_fmha::AttentionDescriptor, float*, void*)", "cast", "convert"),
+    ("void convert_dq<(cudnn_fmha::qkv_type_t)1>(cudnn_fmha::AttentionDescriptorWithHeadsPerK, float*, void*)", "cast",
+     "convert"),
+    ("void cudnn_fmha::bwd::fp16::dq_dk_dv_kernel<false>(cudnn_fmha::AttentionDescriptor, float*)", "attention",
+     "attention"),
+    ("trt_volta_hcudnn_128x128_relu_medium_nn_v1", "linear", "convolution"),
+    ("trt_turing_fp16x2_hcudnn_fp16x2_128x64_relu_small_nn_v1", "linear", "convolution"),
+    ("parallel_deltaformer_fwd_kernel", "attention", "linear-attention"),
+    ("chunk_oja_fwd_kernel_h_blockdim64", "attention", "linear-attention"),
+    ("parallel_parallax_fwd_kernel", "attention", "linear-attention"),
 ]
 
 
