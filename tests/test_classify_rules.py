@@ -1890,6 +1890,27 @@ CASES = [
     ("parallel_deltaformer_fwd_kernel", "attention", "linear-attention"),
     ("chunk_oja_fwd_kernel_h_blockdim64", "attention", "linear-attention"),
     ("parallel_parallax_fwd_kernel", "attention", "linear-attention"),
+    # rounds 198-201 (AutoGPTQ, cuDF, cuGraph, MegEngine): 'gdn' (Gated DeltaNet) only as the start of
+    # a word, not inside MegEngine's megdnn namespace; CUB's transform kernel (any namespace version) is
+    # elementwise, a cast when its input and output element types differ; MegEngine's type
+    # conversions are casts; cuda-convnet's filter/image/weight activations and a conv_bias kernel are
+    # convolutions
+    ("void megdnn::cuda::tile::forward_kernel_2d<float>(float const*, float*, unsigned int)", "other", "unmatched"),
+    ("void chunk_gdn_fwd_kernel_o(float*)", "attention", "linear-attention"),
+    ("void cub::detail::transform::transform_kernel<cub::detail::transform::policy_selector_from_types<true, true, "
+     "cuda::std::__4::tuple<float const*>, double*>, long, cuda::__4::always_true, cudf::detail::unary_cast<float, "
+     "double> >(long)", "cast", "thrust-transform-cast"),
+    ("void cub::detail::transform::transform_kernel<cub::detail::transform::policy_selector_from_types<true, true, "
+     "cuda::std::__4::tuple<int const*>, int*>, long, cuda::__4::always_true, cudf::detail::abs_op>(long)",
+     "elementwise", "thrust-transform"),
+    ("void megdnn::cuda::elemwise_intl::cuda_kern<megdnn::cuda::elemwise_intl::OpCallerUniform<(anonymous namespace)::"
+     "TypeCvtOp<float, half_float::half, void>, 1> >(int)", "cast", "functor-cast"),
+    ("void megdnn::cuda::filterActs_YxX_color<4, 32, 1, 4, 1, 4, true, true>(float*, float*, float*, int)", "linear",
+     "convolution"),
+    ("void megdnn::cuda::conv_img_acts_manycolor_kepler<4, 32, 1, 2, 16, 16, false, true, false>(float const*)",
+     "linear", "convolution"),
+    ("ampere_conv_bias_uint4_int4_imma8832_ldg16_256x64_relu", "linear", "convolution"),
+    ("void filter_activations_kernel(float*)", "elementwise", "activation"),
 ]
 
 
