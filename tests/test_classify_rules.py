@@ -1911,6 +1911,17 @@ CASES = [
      "linear", "convolution"),
     ("ampere_conv_bias_uint4_int4_imma8832_ldg16_256x64_relu", "linear", "convolution"),
     ("void filter_activations_kernel(float*)", "elementwise", "activation"),
+    # rounds 202-205 (vLLM 0.6, LMCache, Aphrodite, cuBLASMp/nvJPEG2000): cuBLASMp's own helpers (its
+    # namespace) are no cuBLAS GEMM evidence; a kernel taking NCCL's device communicator or window
+    # reduces across ranks
+    ("void cublasmp::pack_buffers<0l, (cublasFillMode_t)0, 32, int>(cublasDiagType_t, int*, long)", "other", "unmatched"),
+    ("void cublasmp::kernel::reorder_transposed_b_tiles<float>(float const*, float*, long, long, long)", "elementwise",
+     "layout-copy"),
+    ("void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+     "cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, float> >(float, float)", "linear", "gemm"),
+    ("void cublasmp::mc_reduce_kernel<float>(int*, long, long, ncclWindow_vidmem*, unsigned long, float4*, ncclDevComm)",
+     "communication", "custom-allreduce-args"),
+    ("void my_reduce_kernel<float>(float*, long, ncclDevCommLike)", "elementwise", "reduction"),
 ]
 
 
