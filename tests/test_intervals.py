@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceattrib.intervals import nest_order, nesting_depth, pack_keys, running_max
+from traceattrib.intervals import code_order, nest_order, nesting_depth, pack_keys, running_max
 
 I64 = np.iinfo(np.int64)
 # small times make ties likely; the extremes force the ranks fallback (groups cannot be shifted apart)
@@ -224,3 +224,11 @@ def test_running_max_is_a_running_max_per_group(sizes, data, huge):
     group = np.repeat(np.arange(len(sizes)), sizes)
     want = np.concatenate([np.maximum.accumulate(x[group == g]) for g in range(len(sizes))])
     np.testing.assert_array_equal(running_max(x, group), want)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 70_000), max_size=60), st.integers(0, 3))
+def test_code_order_is_a_stable_argsort(codes, shift):
+    """intervals.code_order against np.argsort(kind="stable"), codes within 16 bits and past them."""
+    code = np.array(codes, np.int64) >> shift
+    np.testing.assert_array_equal(code_order(code), np.argsort(code, kind="stable"))

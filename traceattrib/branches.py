@@ -64,7 +64,7 @@ def required_literal(branch: str, flags: int = 0) -> str:
     consecutive literals of its top-level sequence or of a group it always enters."""
     try:
         return _parsed(branch, flags)[0]
-    except Exception:  # noqa: BLE001 - not a valid branch, or the parser's own shapes changed: no literal
+    except re.error:  # not a valid branch
         return ""
 
 

@@ -72,9 +72,18 @@ def group_time_order(group: np.ndarray, start_ns: np.ndarray, end_ns: np.ndarray
     if group.size > 1 and in_time_order(start_ns, end_ns):
         if (group == group[0]).all():
             return np.arange(group.size)
-        uniq, code = unique_inverse(group)
-        return np.argsort(code.astype(np.uint16) if uniq.size <= 1 << 16 else code, kind="stable")
+        _, code = unique_inverse(group)
+        return code_order(code)
     return np.lexsort((end_ns, start_ns, group))
+
+
+def code_order(code: np.ndarray) -> np.ndarray:
+    """np.argsort(code, kind="stable") of non-negative integer codes: by radix where they fit 16 bits
+    (numpy sorts uint16 by radix, wider integers by merge sort)."""
+    code = np.asarray(code)
+    if code.size and int(code.max()) < 1 << 16:
+        return np.argsort(code.astype(np.uint16), kind="stable")
+    return np.argsort(code, kind="stable")
 
 
 def concat_ranges(start: np.ndarray, length: np.ndarray) -> np.ndarray:

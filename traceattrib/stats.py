@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .intervals import code_order
+
 
 def steady(steps: pd.DataFrame) -> pd.DataFrame:
     """The steps a summary counts: warm-up steps left out, unless every step is warm-up."""
@@ -78,7 +80,7 @@ def _selected(code: np.ndarray, x: np.ndarray, count: np.ndarray, g_lo: int) -> 
     """group_medians of groups code + g_lo (code in 0..65535, counted by `count`): rows in group
     order by a stable radix sort of the uint16 codes, then per group its two middle values, least
     and largest by selection."""
-    v = x[np.argsort(code.astype(np.uint16), kind="stable")]
+    v = x[code_order(code)]
     present = np.flatnonzero(count)
     n = count[present]
     start = np.concatenate(([0], np.cumsum(n)[:-1]))
