@@ -1998,6 +1998,38 @@ CASES = [
     ('i8mmx_dq', 'other', 'unmatched'),
     ('_nf4_grouped_kernel', 'linear', 'linear-named'),
     ('_nf4_grouped_quant_kernel', 'cast', 'quantize'),
+    # rounds 213-217 (sglang-kernel 0.4.10, torch 2.4.1, FBGEMM GenAI, SageAttention, lmdeploy 0.7.3):
+    # FBGEMM's own all-reduce (the all-reduce rule's GEMM exclusion took 'gemm' inside 'fbgemm'); a GEMV
+    # over quantized weights is a GEMV; FBGEMM's Q/K/V writes into the KV cache; scaleMatrix quantizes;
+    # an attention kernel in a namespace named after a fused norm; CUTLASS FMHA's backward conversion
+    ('void fbgemm_gpu::one_shot_all_reduce<8, false>(int, int, int, std::array<int*, 8ul>, std::array<c10::BFloat16*, 8ul>, c10::BFloat16*, c10::BFloat16*, c10::BFloat16*, int)',
+     'communication', 'custom-allreduce'),
+    ('void fbgemm_gpu::reduce_scatter<4, false>(int, int, int, std::array<int*, 8ul>, std::array<c10::BFloat16*, 8ul>, c10::BFloat16*, int, int)',
+     'communication', 'custom-allreduce'),
+    ('void _fused_gemm_all_reduce_kernel<128>(float*, float const*, int)', 'linear', 'gemm'),
+    ('gemv_quantized_int4(uint4_2*, __half*, __half*, unsigned int, __half, __half, unsigned int)', 'linear', 'gemm'),
+    ('void gemv_quantized_fp8_fp8<2ul, 2ul, 128ul>(cutlass::float_e4m3_t*, cutlass::float_e4m3_t*, __nv_bfloat16*, unsigned int, unsigned int, unsigned int, unsigned int, float const*, float const*, unsigned int)',
+     'linear', 'gemm'),
+    ('fused_moe_blocked_f8_kernel', 'linear', 'gemm'),
+    ('fused_moe_blocked_align_kernel', 'other', 'unmatched'),
+    ('void fbgemm_gpu::rope_xpos_qkv_varseq_prefill_kernel<(fbgemm_gpu::PositionEmbeddingMode)0>(at::GenericPackedTensorAccessor<c10::BFloat16, 3ul, at::RestrictPtrTraits, long>)',
+     'attention', 'kv-cache-write'),
+    ('fbgemm_gpu::nope_qkv_varseq_prefill_kernel(at::GenericPackedTensorAccessor<c10::BFloat16, 3ul, at::RestrictPtrTraits, long>)',
+     'attention', 'kv-cache-write'),
+    ('void fbgemm_gpu::rope_xpos_kernel<float>(float*, int)', 'elementwise', 'rope'),
+    ('void fbgemm_gpu::scaleMatrix1<true, __nv_fp8_e4m3, float, __nv_bfloat16>(__nv_fp8_e4m3*, float const*, __nv_bfloat16 const*, long, long)',
+     'cast', 'quantize'),
+    ('void fbgemm_gpu::scaleMatrixColwise<true, __nv_fp8_e4m3, float, __nv_bfloat16>(__nv_fp8_e4m3*, float const*, __nv_bfloat16 const*, long, long)',
+     'cast', 'quantize'),
+    ('void rescaleMatrixRows<float>(float*, int)', 'other', 'unmatched'),
+    ('void sm100::prefill::fused_norm_rope_attn_rope_cast_fwd::core_attn::fwd_kernel<sm100::prefill::fused_norm_rope_attn_rope_cast_fwd::core_attn::Kernel<128> >(sm100::prefill::fused_norm_rope_attn_rope_cast_fwd::core_attn::Params)',
+     'attention', 'fused-namespace-attention'),
+    ('void sm100::prefill::fused_norm_rope_attn_rope_cast_fwd::norm_rope::fwd_kernel<128>(sm100::prefill::fused_norm_rope_attn_rope_cast_fwd::norm_rope::Params)',
+     'norm', 'norm'),
+    ('void cutlass::device_kernel<cutlass::fmha::kernel::FmhaKernelBwdConvert<cute::tuple<cutlass::fmha::collective::VariableLength, cutlass::fmha::collective::VariableLength, int, int, cute::tuple<int, int> >, cutlass::bfloat16_t, float> >(cutlass::fmha::kernel::FmhaKernelBwdConvert<cute::tuple<int, int>, cutlass::bfloat16_t, float>::Params)',
+     'cast', 'attention-bwd-convert'),
+    ('void cutlass::device_kernel<cutlass::fmha::kernel::FmhaKernelBwdSumOdO<cute::tuple<int, int, int, int>, cutlass::bfloat16_t, float> >(cutlass::fmha::kernel::FmhaKernelBwdSumOdO<cute::tuple<int, int, int, int>, cutlass::bfloat16_t, float>::Params)',
+     'attention', 'attention'),
 ]
 
 
