@@ -2093,6 +2093,26 @@ CASES = [
     ('void nvinfer1::plugin::bert::scaledSoftmaxKernelSmall<__half, 128u>(int, float, __half const*, __half*)',
      'attention', 'attention'),
     ('void nvinfer1::plugin::softmaxKernel<float, 256>(float const*, float*, int)', 'other', 'softmax'),
+    # rounds 223-227 (LightLLM and lmdeploy, SGLang and vLLM Triton kernels from source, Mamba, ctransformers'
+    # ggml): split-KV reduce, KV-cache layout/fill/indexer writes, more Triton MoE GEMMs and a split-K reduce,
+    # fp32 split into bf16s; ggml's copy kernel with a same-type copy function is no conversion
+    ('_fwd_kv_reduce', 'attention', 'decode-split-kv'),
+    ('_fwd_kv_reduce_scatter', 'communication', 'custom-allreduce'),
+    ('_vllm_layout_trans_kernel', 'attention', 'kv-cache-write'),
+    ('_fill_compressed_kv_kernel', 'attention', 'kv-cache-write'),
+    ('_fill_compressed_kv_scale_kernel', 'elementwise', 'data-movement'),
+    ('_prepare_dsa_indexer_k_cache_kernel', 'attention', 'kv-cache-write'),
+    ('batched_triton_kernel', 'linear', 'gemm'),
+    ('_reduce_block_fp8_split_k', 'linear', 'gemm'),
+    ('fused_moe_compact_kernel', 'linear', 'gemm'),
+    ('fused_moe_v4_fp4_kernel', 'linear', 'gemm'),
+    ('_fused_moe_w4a16_route_kernel', 'linear', 'gemm'),
+    ('fused_moe_route_align_kernel', 'other', 'moe-routing'),
+    ('_split_fp32_to_bf16x3_kernel', 'cast', 'convert'),
+    ('void cpy_f32_f16<&_INTERNAL_ed7e2764_12_ggml_cuda_cu_2317e5a6::cpy_1_f32_f32>(char const*, char*, int, int, int, int, int, int, int, int, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('void cpy_f32_f16<&_INTERNAL_ed7e2764_12_ggml_cuda_cu_2317e5a6::cpy_1_f32_f16>(char const*, char*, int, int, int, int, int, int, int, int, int, int, int)',
+     'cast', 'convert'),
 ]
 
 
