@@ -2113,6 +2113,29 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void cpy_f32_f16<&_INTERNAL_ed7e2764_12_ggml_cuda_cu_2317e5a6::cpy_1_f32_f16>(char const*, char*, int, int, int, int, int, int, int, int, int, int, int)',
      'cast', 'convert'),
+    # rounds 228-232 (FlashAttention's sources, vLLM 0.4.3, xformers/Transformer Engine, modelopt/torchao,
+    # ONNX Runtime 1.17): ROCm FlashAttention's Triton backward, TE's attention softmax and identity-with-cast
+    # unary, mHC projections, FP8 fake quantization, amax-and-convert, ORT's KV append and saturating cast
+    ('void onnxruntime::contrib::cuda::AddBiasTransAppendKvToPresent<__half>(__half const*, __half const*, __half*, int, int, int)',
+     'attention', 'kv-cache-write'),
+    ('void onnxruntime::cuda::_UnaryElementWise<__half, onnxruntime::Float8E4M3FN, onnxruntime::cuda::OP_CastSat<__half, onnxruntime::Float8E4M3FN>, 256, 4>(__half const*, onnxruntime::Float8E4M3FN*, int)',
+     'cast', 'functor-cast'),
+    ('bwd_kernel_causal', 'attention', 'attention'),
+    ('_bwd_kernel_dkdvdq_noncausal', 'attention', 'attention'),
+    ('bwd_kernel_causality_check', 'other', 'unmatched'),
+    ('void fake_e4m3fy_kernel<c10::BFloat16>(c10::BFloat16 const*, unsigned long, float const*, float const*, c10::BFloat16*)',
+     'cast', 'quantize'),
+    ('void amax_and_convert_kernel<c10::BFloat16, c10::BFloat16, 16, 4>(c10::BFloat16 const*, c10::BFloat16*, long, int, int, int)',
+     'cast', 'convert'),
+    ('void amax_kernel<c10::BFloat16>(c10::BFloat16 const*, float*, long)', 'elementwise', 'reduction'),
+    ('void transformer_engine::scaled_softmax_warp_forward<__nv_bfloat16, __nv_bfloat16, float, 11>(__nv_bfloat16*, __nv_bfloat16 const*, float, int, int)',
+     'attention', 'attention'),
+    ('_mhc_projection_fwd_fused', 'linear', 'linear-named'),
+    ('_mhc_aggregate_fwd', 'other', 'unmatched'),
+    ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::detail::Empty, &transformer_engine::detail::identity, __nv_bfloat16, __nv_fp8_e4m3>(__nv_bfloat16 const*, __nv_fp8_e4m3*, float const*)',
+     'cast', 'templated-convert'),
+    ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::detail::Empty, &transformer_engine::detail::identity, float, float>(float const*, float*, float const*)',
+     'elementwise', 'activation'),
 ]
 
 
