@@ -2136,6 +2136,34 @@ CASES = [
      'cast', 'templated-convert'),
     ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::detail::Empty, &transformer_engine::detail::identity, float, float>(float const*, float*, float const*)',
      'elementwise', 'activation'),
+    # rounds 233-237 (AITER, DeepSpeed's sources, MLX 0.32, cuDNN 9.1, gemlite/hqq): AITER's paged, lean and POD
+    # attention, FP8 block-scale and grouped GEMMs; gemlite's activation quantization; MLX's quantized
+    # matrix-vector products; cuDNN's 1-D FFT convolutions, persistent RNN and LSTM tiles (an LSTM's
+    # gradient combine is no convolution)
+    ('scale_activations_per_token_kernel', 'cast', 'quantize'),
+    ('scale_activations_nvfp4_triton_kernel', 'cast', 'quantize'),
+    ('scale_activations_kernel', 'elementwise', 'activation'),
+    ('void mlx::core::cu::qmv_kernel<8, 16, 32, true, true, cutlass::bfloat16_t, cutlass::integer_subbyte<4, false>, cutlass::bfloat16_t>(cutlass::bfloat16_t const*)',
+     'linear', 'gemm'),
+    ('void mlx::core::cu::fp_gather_qmv<__nv_bfloat16, 8, 2, 4, 16, false>(unsigned int const*, unsigned char const*, float const*)',
+     'linear', 'gemm'),
+    ('void mlx::core::cu::affine_quantize<__nv_bfloat16, 64, 4>(__nv_bfloat16 const*, unsigned char*, __nv_bfloat16*, __nv_bfloat16*, unsigned long)',
+     'cast', 'quantize'),
+    ('void fft1d_r2c_256<__half, float, float2, true, false>(float2*, __half const*, int3, int3, int2, int2)',
+     'linear', 'convolution'),
+    ('void RNN_persist_fp<float, __half, float, (cudnnRNNMode_t)0, false, 256, 1, 2, 2, 16, 0, 16, 2, 2, 16, 16, 8, 8, 1, 1, 2, 2, 1, false, 65536, 0, 1>(persistRNN_params)',
+     'linear', 'linear-named'),
+    ('void ampere_lstm_tile16<16, 1>(params_t)', 'linear', 'linear-named'),
+    ('void LSTM_dgrad_combine_dh_di<__half, __half, __half>(__half*, __half*, __half*, int, int, int)',
+     'other', 'unmatched'),
+    ('f8_block_scale_mi350_x128', 'linear', 'gemm'),
+    ('pa_kernel_func', 'attention', 'attention'),
+    ('aiter::pa_bf16_noquant_gqa8_1tg_4w', 'attention', 'attention'),
+    ('_ff_a16w16_fused_gated', 'linear', 'linear-named'),
+    ('tgmm_persistent_kernel', 'linear', 'gemm'),
+    ('la_persistent_paged', 'attention', 'attention'),
+    ('pod_persistent', 'attention', 'attention'),
+    ('pod_persistent_init', 'other', 'unmatched'),
 ]
 
 
