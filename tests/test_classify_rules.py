@@ -2164,6 +2164,25 @@ CASES = [
     ('la_persistent_paged', 'attention', 'attention'),
     ('pod_persistent', 'attention', 'attention'),
     ('pod_persistent_init', 'other', 'unmatched'),
+    # rounds 238-242 (low-bit inference wheels, UCCL and NVSHMEM 3.8, sgl-kernel 0.1, cuSPARSE/cuSOLVER 11):
+    # xgrammar's logits bitmask; BSRX and multi-GPU symmetric matrix-vector products; cuSOLVER's precision
+    # conversions; cuSPARSE's level-1 kernels; VPTQ's vector-quantized GEMM
+    ('void LogitsBitmaskKernel<__half, __half, 32>(__half*, int const*, int const*, int, int, int)',
+     'elementwise', 'arith'),
+    ('void bsrxmv_small_core<float2, double2, 3, false>(cusparseBsrxmvParams<float2, double2>, int)', 'linear', 'gemm'),
+    ('void mgsymv_alg7v2_stage1_lower<double, 4>(int, int, int, int, double**, int, int, int, int, long, double const*)',
+     'linear', 'gemm'),
+    ('convert_sp2hp_rn_kernel(int, int, float const*, int, __half*, int)', 'cast', 'convert'),
+    ('void convert_d2z_kernel<256>(int, double const*, double2*)', 'cast', 'convert'),
+    ('void laswp_outofplace_Afp64_to_Bfp32_kernel<double, float>(int, int, double*, int, float*, int, int const*)',
+     'cast', 'convert'),
+    ('void convert_planarcmplxfpX_to_stdcmplxfpY_kernel<float, float2>(int, int, float const*, float const*, int, float2*, int)',
+     'cast', 'convert'),
+    ('void gthrz_gld_main<double, 128>(cusparseGthrzParams<double>)', 'elementwise', 'data-movement'),
+    ('void axpyi_kernel_val<float, 128>(cusparseAxpyiParamsVal<float>)', 'elementwise', 'data-movement'),
+    ('void vptq::WqA16WithOutliers_PackIndice<__half, 8, 0, 4, 4, 4>(__half*, __half const*, int const*, unsigned short const*, __half const*)',
+     'linear', 'gemm'),
+    ('void vptq::dequant_kernel<__half, 8>(__half*, int const*, __half const*)', 'cast', 'quantize'),
 ]
 
 
