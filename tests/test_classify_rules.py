@@ -2183,6 +2183,27 @@ CASES = [
     ('void vptq::WqA16WithOutliers_PackIndice<__half, 8, 0, 4, 4, 4>(__half*, __half const*, int const*, unsigned short const*, __half const*)',
      'linear', 'gemm'),
     ('void vptq::dequant_kernel<__half, 8>(__half*, int const*, __half const*)', 'cast', 'quantize'),
+    # rounds 243-247 (torch 2.7.1, xformers 0.0.22, cuBLAS 12.1, cuFFT/cuRAND, PaddlePaddle 2.5.2): cuBLAS's
+    # herk/syrk xmma and triangular-solve kernels, its rotm parameters are no GEMM evidence; Paddle's KV-cache
+    # writes and attention softmaxes ('addgrad' holds no dgrad); ATen's float-qparams dequantization
+    ('sm90_xmma_herkx_gaussian_l_cf32cf32_f32f32_cf32_cn_n_tilesize32x32x8_stage3_warpsize2x2x1_ffma_aligna8_alignc8_execute_kernel__5x_cublas',
+     'linear', 'gemm'),
+    ('void trsv_lt_exec<float2, 32u, 32u, 4u, false, false>(int, float2 const*, long, float2*, long, int*)',
+     'linear', 'gemm'),
+    ('void rotm_kernel_val<__nv_bfloat16, float, 5>(cublasRotmParamsVal<__nv_bfloat16, 5>)',
+     'elementwise', 'data-movement'),
+    ('void paddle::operators::(anonymous namespace)::write_cache_k_kernel<phi::dtype::float16>(phi::dtype::float16*, phi::dtype::float16 const*, int, int, int)',
+     'attention', 'kv-cache-write'),
+    ('void paddle::operators::FusedSoftmaxMaskVecKernel<phi::dtype::float16, 1, 128>(phi::dtype::float16*, phi::dtype::float16 const*, phi::dtype::float16 const*, int)',
+     'attention', 'attention'),
+    ('void paddle::operators::math::SoftmaxKernelWithEltadd<float>(float*, float const*, int, int, int, unsigned int)',
+     'attention', 'attention'),
+    ('void phi::softmax_kernel_v4<float, 4>(float const*, float*, int, int)', 'other', 'softmax'),
+    ('void phi::fusion::FuseScaleAddGrad<phi::dtype::bfloat16, float>(phi::dtype::bfloat16 const*, phi::dtype::bfloat16*, phi::dtype::bfloat16*, float, long)',
+     'other', 'unmatched'),
+    ('cutlass_tensorop_s1688dgrad_optimized_tf32_128x128_32x3_nhwc_unity_stride_align4', 'linear', 'gemm'),
+    ('void at::native::vectorized_elementwise_kernel<2, at::native::(anonymous namespace)::dequantize_tensor_per_channel_float_qparams_cuda(at::Tensor, at::Tensor, at::Tensor, at::Tensor, long)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::quint8, float, float)#1}, std::array<char*, 4ul> >(int, at::native::(anonymous namespace)::dequantize_tensor_per_channel_float_qparams_cuda(at::Tensor, at::Tensor, at::Tensor, at::Tensor, long)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::quint8, float, float)#1}, std::array<char*, 4ul>)',
+     'cast', 'wrapped-quant'),
 ]
 
 
