@@ -2204,6 +2204,24 @@ CASES = [
     ('cutlass_tensorop_s1688dgrad_optimized_tf32_128x128_32x3_nhwc_unity_stride_align4', 'linear', 'gemm'),
     ('void at::native::vectorized_elementwise_kernel<2, at::native::(anonymous namespace)::dequantize_tensor_per_channel_float_qparams_cuda(at::Tensor, at::Tensor, at::Tensor, at::Tensor, long)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::quint8, float, float)#1}, std::array<char*, 4ul> >(int, at::native::(anonymous namespace)::dequantize_tensor_per_channel_float_qparams_cuda(at::Tensor, at::Tensor, at::Tensor, at::Tensor, long)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() const::{lambda(c10::quint8, float, float)#1}, std::array<char*, 4ul>)',
      'cast', 'wrapped-quant'),
+    # rounds 248-252 (TensorFlow 2.15, XLA 0.4.35, ONNX Runtime 1.20, CTranslate2 3.24, NCCL 2.14/2.18): CUB's
+    # reductions in a versioned namespace are reductions (the sort rule's exclusion looked at the first
+    # namespace only), its reduce-by-key (run-length encoding, unique) stays with the sorts; ALiBi's add
+    ('void cub::CUB_200200___CUDA_ARCH_LIST___NS::DeviceReduceKernel<cub::CUB_200200___CUDA_ARCH_LIST___NS::DeviceReducePolicy<bool, unsigned int, tensorflow::functor::Sum<bool> >::Policy600, bool*, bool*, int, tensorflow::functor::Sum<bool> >(bool*, bool*, int)',
+     'elementwise', 'reduction'),
+    ('void cub::detail::reduce::DeviceReduceSingleTileKernel<cub::detail::reduce::policy_selector_from_types<int, unsigned int, cuda::std::plus<int> >, int*, int*, int, cuda::std::plus<int>, int, int>(int*, int*, int, cuda::std::plus<int>, int)',
+     'elementwise', 'reduction'),
+    ('void at_cuda_detail::cub::detail::reduce::DeviceReduceByKeyKernel<at_cuda_detail::cub::detail::rle::encode::policy_hub<long, long>::Policy1000, long const*, long*>(long const*, long*)',
+     'other', 'sampling-topk-sort'),
+    ('void cub::CUB_200200___CUDA_ARCH_LIST___NS::DeviceRadixSortOnesweepKernel<cub::CUB_200200___CUDA_ARCH_LIST___NS::DeviceRadixSortPolicy<float, int, int>::Policy800, false, float, int, int>(int*, int*)',
+     'other', 'sampling-topk-sort'),
+    ('void ctranslate2::ops::alibi_add_kernel<__half>(__half const*, __half const*, __half*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int)',
+     'attention', 'attention'),
+    ('alibi_f32(float const*, float*, int, int, int, float, float)', 'other', 'unmatched'),
+    ('void onnxruntime::contrib::cuda::AddBiasTransAppendKvToPresentSmall<__half>(__half const*, __half const*, __half*, int, int, int)',
+     'attention', 'kv-cache-write'),
+    ('void onnxruntime::contrib::cuda::Ungroup<float2>(float2 const*, float2*, int, int, bool)',
+     'attention', 'kv-cache-write'),
 ]
 
 
