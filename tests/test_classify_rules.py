@@ -2222,6 +2222,16 @@ CASES = [
      'attention', 'kv-cache-write'),
     ('void onnxruntime::contrib::cuda::Ungroup<float2>(float2 const*, float2*, int, int, bool)',
      'attention', 'kv-cache-write'),
+    # rounds 253-257 (vLLM 0.8.5, sglang-kernel 0.4.10's SM100 kernels, FlashInfer cubins 0.5.3, Inductor's
+    # templates, ExLlamaV3): an MLA KV quantizing scatter and a K norm+rope into FlashMLA's cache (no norm),
+    # Inductor's persistent matmul templates
+    ('_mla_kv_quant_scatter_kernel', 'attention', 'kv-cache-write'),
+    ('void (anonymous namespace)::fused_k_norm_rope_flashmla_kernel<512l, 64l, 0>((anonymous namespace)::FusedKNormRopeFlashMLAParams)',
+     'attention', 'attention'),
+    ('void (anonymous namespace)::fused_q_norm_rope_kernel<512l, 64l>((anonymous namespace)::FusedQNormRopeParams)',
+     'norm', 'norm'),
+    ('triton_mm_persistent_tma', 'linear', 'gemm'),
+    ('triton_blackwell_ws_persistent_device_tma', 'linear', 'gemm'),
 ]
 
 
