@@ -2232,6 +2232,25 @@ CASES = [
      'norm', 'norm'),
     ('triton_mm_persistent_tma', 'linear', 'gemm'),
     ('triton_blackwell_ws_persistent_device_tma', 'linear', 'gemm'),
+    # rounds 258-262 (CUDA-Q, cuTensorNet, cuDNN 9.5, TensorRT lean 10.15): cuTENSOR's 'gett' read inside
+    # cuTensorNet's 'TargetTensor'; batched AXPY; cuDNN's LSTM and 3-D FFT kernels; a bf16-to-half layout
+    # transform is a cast; TensorRT's deconvolution weight padding is no GEMM
+    ('void cutensornet_internal_namespace::gpuTargetTensor<double, (cutensornet_internal_namespace::Position)0>(unsigned long, double*, double const*, unsigned long)',
+     'other', 'unmatched'),
+    ('void cutensor_internal_namespace::tensor_contraction_kernel<float, float, float>(float const*, float const*, float*)',
+     'linear', 'gemm'),
+    ('void cutensornet_internal_namespace::batchedAXPYKernel<(cudaDataType_t)0, (cudaDataType_t)0, int, false, false, false, float, float>(int, float const*, float*)',
+     'elementwise', 'arith'),
+    ('void ampere_lstm_bp_largeB<1024>(params_t)', 'linear', 'linear-named'),
+    ('volta_lstm_16_1024(params_t)', 'linear', 'linear-named'),
+    ('void fft3d_r2c_16x16x16<__half, float, float2>(float2*, __half*, int3, int3, int3, int3, int3, bool)',
+     'linear', 'convolution'),
+    ('void cudnn::engines_runtime_compiled::nchwToNhwcKernel<__nv_bfloat16, __half, float, false, false, (cudnnKernelDataType_t)0>(int, int, int, int, __nv_bfloat16 const*, __half*)',
+     'cast', 'layout-cast'),
+    ('void cudnn::engines_runtime_compiled::nchwToNhwcKernel<__half, __half, float, false, false, (cudnnKernelDataType_t)0>(int, int, int, int, __half const*, __half*)',
+     'elementwise', 'layout-copy'),
+    ('void nvinfer1::rt::cuda::padGemmDeconvFilterWeights<__half, 16, true>(nvinfer1::rt::cuda::PadGemmDeconvFilterLaunchParams<__half>)',
+     'other', 'unmatched'),
 ]
 
 
