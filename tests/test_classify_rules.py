@@ -2251,6 +2251,18 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('void nvinfer1::rt::cuda::padGemmDeconvFilterWeights<__half, 16, true>(nvinfer1::rt::cuda::PadGemmDeconvFilterLaunchParams<__half>)',
      'other', 'unmatched'),
+    # rounds 263-266 (FlashInfer's and Aphrodite's Triton kernels): a two-shot all-reduce by number, a query
+    # projection, a split-K reduce, split-KV stages and their LSE, a per-head cache reshape, W4A16 and
+    # emulated-NVFP4 MoE GEMMs
+    ('_fp8_blockscale_2shot_kernel', 'communication', 'custom-allreduce'),
+    ('_mla_query_projection_bf16_kernel', 'linear', 'linear-named'),
+    ('_reduce_split_k2_bf16_kernel', 'linear', 'gemm'),
+    ('_reshape_cache_per_token_head', 'attention', 'kv-cache-write'),
+    ('_split_decode_final_lse_kernel', 'attention', 'decode-split-kv'),
+    ('_split_kv_stage1', 'attention', 'decode-split-kv'),
+    ('_triton_w4a16_skinny_fmt_kernel', 'linear', 'linear-named'),
+    ('fused_moe_nvfp4_emulation_kernel', 'linear', 'gemm'),
+    ('_split_kv_stage_setup', 'elementwise', 'data-movement'),
 ]
 
 
