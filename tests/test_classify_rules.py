@@ -1765,8 +1765,8 @@ CASES = [
     ("void ImageColorConversionKernel_8u<(NppColorModel)0, (NppPixelFormat)3>(unsigned char const*)", "elementwise",
      "npp-pixel"),
     ("ForEachKernelLauncher", "other", "unmatched"),
-    ("void cutlass::Kernel<cutlass::transform::kernel::Compression<cutlass::bfloat16_t, unsigned short> >(int)", "other",
-     "unmatched"),
+    ("void cutlass::Kernel<cutlass::transform::kernel::Compression<cutlass::bfloat16_t, unsigned short> >(int)",
+     "elementwise", "sparse-compressor"),
     ("xmma_5x_cusparselt::implicit_gemm::cuda_reorder_imma_filter(xmma_5x_cusparselt::implicit_gemm::Reorder_imma_filter_"
      "params)", "elementwise", "layout-copy"),
     ("sm90_xmma_fprop_implicit_gemm_i8i8_i8i32_f32_nhwckrsc_nhwc_tilesize64x64x64_warpgroupsize1x1x1_g1_no_reorder_filter"
@@ -2263,6 +2263,18 @@ CASES = [
     ('_triton_w4a16_skinny_fmt_kernel', 'linear', 'linear-named'),
     ('fused_moe_nvfp4_emulation_kernel', 'linear', 'gemm'),
     ('_split_kv_stage_setup', 'elementwise', 'data-movement'),
+    # rounds 267-270 (sgl-kernel 0.2.7, vLLM 0.9.2, cuSPARSELt 0.6.3, ONNX Runtime GenAI 0.5-0.11): cuSPARSELt's
+    # sparse compressors in its own namespaces and CUTLASS's Compression; a filter reorder for dgrad is no convolution
+    ('void cask_cusparse::compressSparseTensor_4_2<signed char, false, false, true>(cask_cusparse::SparseTensorsParams)',
+     'elementwise', 'sparse-compressor'),
+    ('void cask_cusparse::compressSparseFilter<unsigned int, false, 16>(cask_cusparse::SparseTensorsParams)',
+     'elementwise', 'sparse-compressor'),
+    ('void cutlass::Kernel<cutlass::transform::kernel::Compression<cutlass::half_t, unsigned short, cutlass::layout::ColumnMajor, 2, 4, 2, 1, 2> >(cutlass::transform::kernel::Compression<cutlass::half_t, unsigned short, cutlass::layout::ColumnMajor, 2, 4, 2, 1, 2>::Params)',
+     'elementwise', 'sparse-compressor'),
+    ('xmma_cusparse::implicit_gemm::cuda_reorder_imma_dgrad_filter(xmma_cusparse::implicit_gemm::Reorder_imma_filter_params)',
+     'elementwise', 'layout-copy'),
+    ('sm80_xmma_dgrad_implicit_gemm_indexed_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel',
+     'linear', 'gemm'),
 ]
 
 
