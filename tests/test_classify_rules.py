@@ -2275,6 +2275,25 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('sm80_xmma_dgrad_implicit_gemm_indexed_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_warpsize2x2x1_g1_tensor16x8x16_kernel',
      'linear', 'gemm'),
+    # rounds 271-275 (vLLM 0.20.0, sglang-kernel 0.4.10, Qiskit Aer / PennyLane Lightning, torch 2.9.1): GGUF's
+    # i-quant dot products of a MoE vec kernel, a MoE router's sigmoid, Qiskit Aer's gate functors
+    ('void moe_vec_q<c10::BFloat16, 256, 8, block_iq3_s, 1, &_INTERNAL_2400c3dc_14_gguf_kernel_cu_cd241319::vec_dot_iq3_s_q8_1>(void const*, void const*, c10::BFloat16*, int const*, int, int, int, int)',
+     'linear', 'gemm'),
+    ('void moe_vec_q<float, 256, 8, block_iq2_xs, 1, &_INTERNAL_0b1ac145_14_gguf_kernel_cu_cd241319::vec_dot_iq2_xs_q8_1>(void const*, void const*, float*, int const*, int, int, int, int)',
+     'linear', 'gemm'),
+    ('void quantize_q8_1<float>(float const*, void*, int, int)', 'cast', 'quantize'),
+    ('void moeSigmoid<__half, 256>(__half const*, bool const*, float*, int, float const*)', 'other', 'moe-routing'),
+    ('sigmoid_kernel', 'elementwise', 'activation'),
+    ('void AER::QV::Chunk::dev_apply_function<double, AER::QV::Chunk::MatrixMultNxN<double> >(AER::QV::Chunk::MatrixMultNxN<double>, unsigned long)',
+     'linear', 'qiskit-aer-matrix-gate'),
+    ('void AER::QV::Chunk::dev_apply_function<double, AER::QV::MatrixMultNxN_conditional<double> >(AER::QV::MatrixMultNxN_conditional<double>, unsigned long)',
+     'linear', 'qiskit-aer-matrix-gate'),
+    ('void AER::QV::Chunk::dev_apply_function<float, AER::QV::Chunk::BatchedDiagonalMatrixMult2x2<float> >(AER::QV::Chunk::BatchedDiagonalMatrixMult2x2<float>, unsigned long)',
+     'elementwise', 'qiskit-aer-gate'),
+    ('void AER::QV::Chunk::dev_apply_function_sum<double, AER::QV::Chunk::norm_func<double> >(double*, AER::QV::Chunk::norm_func<double>, unsigned long, unsigned long)',
+     'elementwise', 'qiskit-aer-gate'),
+    ('void AER::QV::Chunk::dev_apply_function<double, AER::QV::Chunk::CX_func<double> >(AER::QV::Chunk::CX_func<double>, unsigned long)',
+     'elementwise', 'qiskit-aer-gate'),
 ]
 
 
