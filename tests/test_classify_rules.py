@@ -1832,7 +1832,7 @@ CASES = [
     ("void dali::kernels::cast::impl::BinSearchCastKernel<float, unsigned char>(int)", "cast", "convert"),
     ("void dali::rng::(anonymous namespace)::RNGKernel<float, dali::NormalDistImpl<float>, true, false, true>(int)",
      "other", "unmatched"),
-    ("dali::kernels::equalize::hist::Histogram(dali::kernels::equalize::hist::SampleDesc const*)", "other", "unmatched"),
+    ("dali::kernels::equalize::hist::Histogram(dali::kernels::equalize::hist::SampleDesc const*)", "other", "sampling-topk-sort"),
     ("void dali::rice_decompress<unsigned short>(unsigned char*, unsigned short*)", "other", "unmatched"),
     ("void dali::Encode<256>(dali::BoxEncoderSampleDesc const*, int)", "other", "unmatched"),
     # rounds 190-193 (TensorFlow, PaddlePaddle, MXNet, cuDSS/cuStateVec): Eigen's tensor contraction is a
@@ -2294,6 +2294,34 @@ CASES = [
      'elementwise', 'qiskit-aer-gate'),
     ('void AER::QV::Chunk::dev_apply_function<double, AER::QV::Chunk::CX_func<double> >(AER::QV::Chunk::CX_func<double>, unsigned long)',
      'elementwise', 'qiskit-aer-gate'),
+    # rounds 276-280 (vLLM 0.28.0, LMDeploy 0.10.0, FlashInfer cubins 0.4.1, cuCIM, torch 2.5.1): Thrust's
+    # parallel-for agents in nested namespaces (THRUST_<ver>_NS::cuda_cub::), an MLA cache insert, a logits
+    # fix-up, image jitters, zooms and affine warps, cuCIM's kernels (not its union-find labelling), FlashAttention
+    # 3's block counter (a scheduler's metadata), histograms and the mode (a histogram's own upkeep stays elementwise)
+    ('void thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__parallel_for::ParallelForAgent<thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__uninitialized_fill::functor<thrust::THRUST_200302_700_750_800_860_890_900_NS::device_ptr<int>, int>, unsigned long>, thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__uninitialized_fill::functor<thrust::THRUST_200302_700_750_800_860_890_900_NS::device_ptr<int>, int>, unsigned long>(thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__uninitialized_fill::functor<thrust::THRUST_200302_700_750_800_860_890_900_NS::device_ptr<int>, int>, unsigned long)',
+     'elementwise', 'thrust-transform'),
+    ('void thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__parallel_for::ParallelForAgent<thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__transform::unary_transform_f<float const*, __half*, thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__transform::no_stencil_tag, thrust::THRUST_200302_700_750_800_860_890_900_NS::identity<float>, thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__transform::always_true_predicate>, long>, long>(long)',
+     'cast', 'thrust-transform-cast'),
+    ('void thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_200302_700_750_800_860_890_900_NS::cuda_cub::__radix_sort::RadixSortAgent<float>, long>(long)',
+     'other', 'sampling-topk-sort'),
+    ('void vllm::kimi_k3_fused_ops::fusedKimiK3MLAKeyConcatDsMlaInsertKernel<c10::Half, false>(c10::Half*, long, long, c10::Half const*, long, long, c10::Half const*, long, c10::Half const*, long, c10::Half*, long, long, unsigned char*, long, long, long const*, int, int, int, long const*, float const*)',
+     'attention', 'kv-cache-write'),
+    ('void turbomind::FixLogitsAnomaly<__half, 256>(__half*, int*, int, int, int)', 'elementwise', 'arith'),
+    ('brightnessjitter_kernel', 'elementwise', 'arith'),
+    ('zoomout_edge_pad', 'elementwise', 'arith'),
+    ('cupyx_texture_affine_transformation_2d_array', 'elementwise', 'arith'),
+    ('cucim_skimage_feature_corner_harris_k', 'elementwise', 'cucim-image'),
+    ('cucim_skimage_measure_label_connect', 'other', 'unmatched'),
+    ('flash::prepare_varlen_num_blocks_kernel(int, int, int, int const*, int const*, int const*, int const*, int const*, int const*, int, int, int, int, int, cutlass::FastDivmod, cutlass::FastDivmod, int*, int*, bool)',
+     'other', 'attention-metadata'),
+    ('void flash::flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t>, 4, 3, true>(flash::Flash_fwd_params)',
+     'attention', 'attention'),
+    ('void at::cuda::kernelHistogram1D<int, int, long, 1, 2, -1, (at::cuda::CUDAHistogramMemoryType)0, at::cuda::CUDA_tensor_histogram<int, int, false>(at::Tensor, at::Tensor, at::Tensor, long, at::AccumulateType<int, true>::type, at::AccumulateType<int, true>::type, at::cuda::TensorArgType, at::cuda::TensorArgType, at::cuda::TensorArgType)::{lambda(long)#1}>(at::cuda::detail::TensorInfo<int, long>, at::cuda::detail::TensorInfo<int, long>, at::cuda::detail::TensorInfo<int const, long>, long, at::AccumulateType<int, true>::type, at::AccumulateType<int, true>::type, long, at::cuda::CUDA_tensor_histogram<int, int, false>(at::Tensor, at::Tensor, at::Tensor, long, at::AccumulateType<int, true>::type, at::AccumulateType<int, true>::type, at::cuda::TensorArgType, at::cuda::TensorArgType, at::cuda::TensorArgType)::{lambda(long)#1})',
+     'other', 'sampling-topk-sort'),
+    ('void at::native::compute_mode<int, 128u>(int const*, at::cuda::detail::TensorInfo<int, unsigned int>, at::cuda::detail::TensorInfo<long, unsigned int>, long, long)',
+     'other', 'sampling-topk-sort'),
+    ('kHistogramScatterAdd2D(float*, int*, int*, float*, int, int)', 'elementwise', 'data-movement'),
+    ('NKernel::ZeroHistogramsImpl(unsigned int const*, int, float*)', 'elementwise', 'data-movement'),
 ]
 
 
