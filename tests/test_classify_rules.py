@@ -475,7 +475,7 @@ CASES = [
     # word that merely ends so
     ("gn_group_stats_kernel", "norm", "norm"),
     ("gn_apply_delta_quantize_flat_vec2_kernel", "norm", "norm"),
-    ("sign_kernel", "other", "unmatched"),
+    ("sign_kernel", "elementwise", "arith"),  # pointwise sign(x): no GroupNorm
     # quantizing an attention's output is a cast
     ("quant_attn_out_int8_kernel", "cast", "quantize"),
     ("_attn_fwd", "attention", "attention-token"),
@@ -2322,6 +2322,49 @@ CASES = [
      'other', 'sampling-topk-sort'),
     ('kHistogramScatterAdd2D(float*, int*, int*, float*, int, int)', 'elementwise', 'data-movement'),
     ('NKernel::ZeroHistogramsImpl(unsigned int const*, int, float*)', 'elementwise', 'data-movement'),
+    # rounds 281-285 (TensorRT lean 11.4, cuDNN 9.28, cuBLAS 12.9, MindSpore 1.10, EETQ/GPTQModel): bare
+    # pad/tile and ones-like kernels, non-maximum suppression, cuDNN's layout kernels between two element types
+    # and folded layouts, batch-norm statistics, an attention backward's dbias, a cuBLAS LU kernel (no GEMM
+    # by its parameters), pointwise kernels named <Op>Kernel, weight decay, quantize-dequantize and FP4 decode
+    ('void cuPad::pad<__half, cuPad::(anonymous namespace)::half32, 128, true>(cuPad::(anonymous namespace)::half32*, nvinfer1::DimsNCHW, cuPad::(anonymous namespace)::half32 const*, nvinfer1::DimsNCHW, int, int, int, int, int, int, int, int, nvinfer1::rt::ReducedDivisorBase<int>, nvinfer1::rt::ReducedDivisorBase<int>, nvinfer1::rt::ReducedDivisorBase<int>, float const*, float const*, bool)',
+     'elementwise', 'data-movement'),
+    ('void nvinfer1::rt::cuda::padBiasWeights<float, 1>(nvinfer1::rt::cuda::PadBiasLaunchParams<float>)',
+     'elementwise', 'data-movement'),
+    ('void nvinfer1::nms::EfficientNMSIndexFilter<__half>(nvinfer1::nms::EfficientNMSParameters, __half const*, int*, int*, int*, __half*, int*)',
+     'other', 'sampling-topk-sort'),
+    ('void cudnn::fusion::contract_dbias_sm90_impl::contract_dbias_ragged_sm90<16>(void*, void*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, int, int, int, int, int, unsigned int, unsigned int, unsigned int, unsigned int, void*, void*, void*, bool, long)',
+     'attention', 'attention'),
+    ('void cudnn::engines_precompiled::nchwToNhwc3To4Kernel<__half, float, float, true, (cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, __half const*, float*)',
+     'cast', 'layout-cast'),
+    ('void nchwToFoldedNchwKernel<float, float, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, float const*, float*, int, int, int, int, int, int, int, int, int, int, int, float, float, cudnn::reduced_divisor, cudnn::reduced_divisor, cudnn::reduced_divisor, cudnn::reduced_divisor, cudnn::reduced_divisor)',
+     'elementwise', 'layout-copy'),
+    ('void cudnn::fusion::finalizeBNStats_1C11_packed_kernel<float>(int, float, float, float, float const*, float const*, float const*, float const*, double, float*, float*, float*, float*, double, float*, float*, __half*, __half*)',
+     'norm', 'norm'),
+    ('void cudnn::fusion::combineScaleBiasStats_1C11_packed_kernel<float>(int, float const*, float const*, float const*, float const*, double, __half*, __half*)',
+     'norm', 'norm'),
+    ('void getrf_kernelWarp<float2, float, true>(cublasLuParams, float2* const*)', 'other', 'unmatched'),
+    ('void OnesLike<__half>(unsigned long, __half const*, __half*)', 'elementwise', 'data-movement'),
+    ('void ElewiseArithKernel<__half, BitwiseAnd<__half> >(int, __half const*, __half const*, __half*)',
+     'elementwise', 'arith'),
+    ('void BroadcastArithKernel<__half, BitwiseAnd<__half> >(unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, __half const*, __half const*, __half*)',
+     'elementwise', 'arith'),
+    ('void Tile<__half>(unsigned long, unsigned long, unsigned long, unsigned long const*, unsigned long const*, __half const*, __half*)',
+     'elementwise', 'data-movement'),
+    ('void FusedWeightDecayMomentumKernel<float, __half>(unsigned long, float*, float*, float*, float const*, __half const*, float const*)',
+     'elementwise', 'optimizer'),
+    ('void RsqrtKernel<__half>(__half const*, __half*, unsigned long)', 'elementwise', 'arith'),
+    ('void ErfKernel<__half>(__half const*, __half*, unsigned long)', 'elementwise', 'arith'),
+    ('_sym_qdq_forward_kernel', 'cast', 'quantize'),
+    ('_decode_nvfp4', 'cast', 'quantize'),
+    ('void getrf_panel<float2, float, 4, 4, 3, 3, 4, false>(int, float2* const*, int, int*, int*, int)',
+     'other', 'unmatched'),
+    ('void cublasLt::splitKreduce_kernel<32, 16, int, float, float, float, float, false, false, false, false, false>(cublasLt::cublasSplitKParams<float>, float const*, float const*, float*, float const*, float const*, float const*, float const*, float*, void*, long, float*, int*)',
+     'linear', 'gemm'),
+    ('void nchwToNhwcKernel<float, float, float, true, false, (cudnnKernelDataType_t)0>(int, int, int, int, float const*, float*, float, float)',
+     'elementwise', 'layout-copy'),
+    ('vision::ops::nms_kernel_impl', 'other', 'sampling-topk-sort'),
+    ('void log_softmax_kernel<float>(float*)', 'other', 'softmax'),
+    ('padding_kernel', 'other', 'unmatched'),
 ]
 
 
