@@ -577,10 +577,11 @@ CASES = [
     ("GatherMMScatterKernel", "linear", "gemm"),
     ("gather_kernel", "elementwise", "data-movement"),
     ("_bmm_chunk_fwd_kernel", "other", "ssm"),
-    # NATTEN's neighbourhood attention; HSTU's LayerNorm fused with a multiply and dropout (dropout alone is RNG)
+    # NATTEN's neighbourhood attention; HSTU's LayerNorm fused with a multiply and dropout (dropout alone applies a random mask: elementwise)
     ("nattenav_cuda_forward_kernel", "attention", "attention"),
     ("_ln_mul_dropout_fwd", "norm", "norm"),
-    ("dropout_fwd_kernel", "other", "rng"),
+    ("dropout_fwd_kernel", "elementwise", "arith"),
+    ("void cudnn::dropout_generate_mask<4>(float, curandStateXORWOW*, unsigned int*, long)", "other", "rng"),
     ("_bfloat16_to_float_cuda_kernel", "cast", "convert"),
     # pointwise and copy kernels of scientific and sparse codes, box overlaps, generated maps
     ("fourierShiftKernel", "elementwise", "arith"),
@@ -599,10 +600,10 @@ CASES = [
      "unsigned long)", "elementwise", "data-movement"),
     ("_offsets_range_cuda_kernel", "elementwise", "data-movement"),
     ("void vision::ops::(anonymous namespace)::deformable_...", "elementwise", "layout-copy"),
-    # Liger's divergence losses (pointwise and a sum); ATen's fused dropout cut short is RNG
+    # Liger's divergence losses (pointwise and a sum); ATen's fused dropout cut short is pointwise (its namespace's elementwise kernels)
     ("_kldiv_kernel_forward", "elementwise", "reduction"),
     ("_jsd_kernel", "elementwise", "reduction"),
-    ("void at::native::(anonymous namespace)::fused_dropou...", "other", "rng"),
+    ("void at::native::(anonymous namespace)::fused_dropou...", "elementwise", "torch-elementwise"),
     # ExLlamaV2's quantized KV cache and QuIP#'s E8P codebooks; a sequence is no quantized tensor
     ("q_to_fp16_kv_paged_kernel", "cast", "quantize"),
     ("seq_to_float_kernel", "other", "unmatched"),
@@ -1174,7 +1175,7 @@ CASES = [
     ("magma_dlobpcg_maxpy_kernel", "elementwise", "arith"),
     ("ls_dropout_act_bias_kernel", "elementwise", "activation"),
     ("FusedDropoutActBias", "elementwise", "activation"),
-    ("ls_dropout_res_bias_kernel", "other", "rng"),
+    ("ls_dropout_res_bias_kernel", "elementwise", "arith"),
     # rounds 67-68: TensorRT-LLM's MoE activation and stride set-up beside its CUTLASS GEMMs are no
     # GEMMs; cuDNN's own CUTLASS copy is; a bare device_kernel could be any CUTLASS-based kernel
     ("void tensorrt_llm::kernels::cutlass_kernels::doActivationKernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, "
@@ -1203,12 +1204,12 @@ CASES = [
     # round 61: TensorRT-LLM's MLA rope kernel assigns K into the cache on the way
     ("applyMLARopeAndAssignQKVKernelGeneration", "attention", "kv-cache-write"),
     # round 62: BLAS-1 a*x+b*y kernels are arithmetic; dropout fused after an activation goes by the
-    # activation, dropout fused with an add stays RNG
+    # activation, dropout fused with an add is elementwise as well
     ("axpbyz", "elementwise", "arith"),
     ("daxpy_kernel", "elementwise", "arith"),
     ("taxpayer_kernel", "other", "unmatched"),
     ("bias_gelu_dropout_residual_fwd", "elementwise", "activation"),
-    ("bias_dropout_add_fused_train", "other", "rng"),
+    ("bias_dropout_add_fused_train", "elementwise", "arith"),
     # round 60: a KV-cache insert named in CamelCase with the q-norm and rope it fuses on the way in
     ("void vllm::minimax_m3_fused_ops::fusedMiniMaxM3QNormRopeKVInsertKernel<c10::BFloat16, __hip_bfloat16>",
      "attention", "kv-cache-write"),
@@ -1243,7 +1244,7 @@ CASES = [
     ("ffn_proj_bf16_kernel", "linear", "linear-named"),
     ("mlp_projection_upsample_kernel", "elementwise", "layout-copy"),
     ("mlp_proj_bias_gelu_kernel", "elementwise", "activation"),  # a projection's epilogue, not its GEMM
-    ("ffn_proj_dropout_add", "other", "rng"),
+    ("ffn_proj_dropout_add", "elementwise", "arith"),
     # adaptive layer norm (DiT video models); 'adalnx' and 'ada_lnorm' are not the word
     ("mx_ln_adaln_e", "norm", "norm"),
     ("ada_ln_fwd", "norm", "norm"),
