@@ -2405,6 +2405,11 @@ CASES = [
     ('nvfp4_transpose_kernel', 'elementwise', 'layout-copy'),
     ('transformer_engine::kv_cache_dummy', 'other', 'unmatched'),
     ('void pad_rows_kernel<float>(float*)', 'elementwise', 'layout-copy'),
+    # rounds 291-295 (sgl-kernel 0.3.9, vLLM 0.7.3, torch 2.3.1, NCCL 2.27.7, JAX's CUDA plugin 0.6.2): XLA's
+    # buffer comparisons (a mismatch count of two buffers, element by element)
+    ("void stream_executor::gpu::xla_fp_comparison<float>(float*, float*, float, unsigned long, int*)", "elementwise", "arith"),
+    ("void stream_executor::gpu::xla_int_comparison<long>(long*, long*, float, unsigned long, int*)", "elementwise", "arith"),
+    ("fp_comparison_kernel", "other", "unmatched"),
 ]
 
 
