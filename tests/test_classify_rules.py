@@ -2442,6 +2442,14 @@ CASES = [
      'other', 'unmatched'),
     ('per_token_group_gemm_kernel', 'linear', 'gemm'),
     ('tile_rows_kernel', 'other', 'unmatched'),
+    # rounds 301-305 (sgl-kernel 0.2.9, vLLM 0.5.5, torch 2.8.0, vLLM 0.9/0.10, bitsandbytes 0.47): gloo's local
+    # reduction inside its all-reduce, a uniform RNG, a k-th value selection, an 8-bit GEMM's row statistics
+    ('gloo::_Kernel_BFloat16_cudaSum(c10::BFloat16*, c10::BFloat16 const*, int)', 'communication', 'custom-allreduce'),
+    ('void at::native::(anonymous namespace)::rand_uniform_kernel<float>(long, long, long, float, at::PhiloxCudaState, float*, long)',
+     'other', 'rng'),
+    ('void at::native::(anonymous namespace)::gatherKthValue<long, long, -1>(at::cuda::detail::TensorInfo<long const, long>, long, long, long, long, at::cuda::detail::TensorInfo<long, long>, at::cuda::detail::TensorInfo<long, long>)',
+     'other', 'sampling-topk-sort'),
+    ('void kgetRowStats<__half, 1024, 1>(__half*, float*, float, int, int)', 'elementwise', 'reduction'),
 ]
 
 
