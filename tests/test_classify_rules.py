@@ -2450,6 +2450,14 @@ CASES = [
     ('void at::native::(anonymous namespace)::gatherKthValue<long, long, -1>(at::cuda::detail::TensorInfo<long const, long>, long, long, long, long, at::cuda::detail::TensorInfo<long, long>, at::cuda::detail::TensorInfo<long, long>)',
      'other', 'sampling-topk-sort'),
     ('void kgetRowStats<__half, 1024, 1>(__half*, float*, float, int, int)', 'elementwise', 'reduction'),
+    # rounds 306-310 (vLLM 0.6.6 and 0.17.0, sglang-kernel 0.4.2, torch 2.10.0, LMDeploy 0.8.0): GPTQ's weight
+    # shuffles (data movement), TurboMind's count-and-fix of anomalous values in place
+    ('vllm::gptq::shuffle_4bit_kernel(unsigned int*, int, int)', 'elementwise', 'data-movement'),
+    ('vllm::gptq::make_sequential_3bit_kernel(unsigned int const*, unsigned int*, int const*, int)',
+     'elementwise', 'data-movement'),
+    ('void turbomind::CountAndFixAnormaly<__half, 512>(__half*, long, unsigned long long*, unsigned long long*, __half, __half, __half)',
+     'elementwise', 'arith'),
+    ('gptq_shuffle_weights_prepare', 'other', 'unmatched'),
 ]
 
 
