@@ -2458,6 +2458,21 @@ CASES = [
     ('void turbomind::CountAndFixAnormaly<__half, 512>(__half*, long, unsigned long long*, unsigned long long*, __half, __half, __half)',
      'elementwise', 'arith'),
     ('gptq_shuffle_weights_prepare', 'other', 'unmatched'),
+    # rounds 311-315 (vLLM 0.24.0, torch 2.12.1, Transformer Engine 2.14, ONNX Runtime 1.27, FlashInfer cubins
+    # 0.6.5): TE's FP8 dequantize through its unary launcher (a same-type identity is no cast), its padding and
+    # scale swizzles, its cu_seqlens offsets; ATen's FP8 conversion functors
+    ('void at::native::vectorized_elementwise_kernel<2, at::native::ConvertToFloat8E4M3fnOp<c10::Half>, std::array<char*, 2ul> >(int, at::native::ConvertToFloat8E4M3fnOp<c10::Half>, std::array<char*, 2ul>)',
+     'cast', 'functor-cast'),
+    ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::dispatch::fp8::DequantizeParam, &transformer_engine::dispatch::fp8::dequantize_func, __nv_fp8_e4m3, __half>(__nv_fp8_e4m3 const*, float const*, __half*, float const*, float*, float*, transformer_engine::dispatch::fp8::DequantizeParam, unsigned long, unsigned long)',
+     'cast', 'templated-convert'),
+    ('void transformer_engine::(anonymous namespace)::multi_padding_kernel<4, __nv_bfloat16>(transformer_engine::(anonymous namespace)::MultiPaddingArgs)',
+     'elementwise', 'data-movement'),
+    ('void transformer_engine::(anonymous namespace)::grouped_swizzle_row_scaling_uniform_shape_kernel<int4, 128, 4>(void const*, void*, int, int, int, int, unsigned long)',
+     'elementwise', 'data-movement'),
+    ('transformer_engine::fused_attn::cu_seqlens_padded_to_offsets(NVTE_QKV_Layout_Group, long, long, long, long, long, long, int const*, int const*, transformer_engine::DType, void*, void*, void*, void*, void*)',
+     'other', 'attention-metadata'),
+    ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::Empty, &transformer_engine::identity, __half, __half>(__half const*, float const*, __half*, float const*, float*, float*, transformer_engine::Empty, unsigned long, unsigned long)',
+     'elementwise', 'activation'),
 ]
 
 
