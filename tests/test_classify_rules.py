@@ -2473,6 +2473,20 @@ CASES = [
      'other', 'attention-metadata'),
     ('void transformer_engine::unary_kernel<16, true, float, transformer_engine::Empty, &transformer_engine::identity, __half, __half>(__half const*, float const*, __half*, float const*, float*, float*, transformer_engine::Empty, unsigned long, unsigned long)',
      'elementwise', 'activation'),
+    ('void vllm::kimi_k3_fused_ops::fusedKimiK3MLAQKVQuantKVCacheFp8Kernel<c10::Half, true>(c10::Half const*, long, long, c10::Half const*, long, long, c10::Half const*, long, c10::Half const*, long)',
+     'attention', 'kv-cache-write'),
+    ('fused_kv_cache_scale_quant_kernel_helper', 'cast', 'quantize'),  # not a kernel named for the cache it writes
+    ('void vllm::situ_and_mul_quant_group_scalar_kernel<float, c10::Float8_e4m3fn, 128>(c10::Float8_e4m3fn*, float*, float const*, int, int, float, float, long, int const*, long)',
+     'elementwise', 'activation'),
+    ('scale_and_multiply_fp8_quant_kernel', 'cast', 'quantize'),  # _and_mul is the activation's gate, not a longer word
+    ('void at::native::vectorized_elementwise_kernel<8, at::native::(anonymous namespace)::GroupNorm1dBackward<float>(at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, long, long, long, at::Tensor&)::{lambda(float, float, float)#1}, std::array<char*, 4ul> >(int, at::native::(anonymous namespace)::GroupNorm1dBackward<float>(at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor, long, long, long, at::Tensor&)::{lambda(float, float, float)#1}, std::array<char*, 4ul>)',
+     'norm', 'torch-norm-functor'),
+    ('void at::native::vectorized_elementwise_kernel<4, at::native::normal_kernel<float>(at::TensorIteratorBase&)::{lambda()#1}, std::array<char*, 2ul> >(int, float, std::array<char*, 2ul>)',
+     'elementwise', 'torch-elementwise'),
+    ('void turbomind::CollectHiddenStates_Kernel<uint4>(uint4 const*, int const*, uint4*, int)', 'elementwise', 'data-movement'),
+    ('void turbomind::CollectHiddenStatesLengths<int>(int const*, int*, int)', 'other', 'unmatched'),
+    ('void cutlass::reorder_tensor_kernel<cute::tuple<cute::C<16> >, int>(int)', 'elementwise', 'data-movement'),
+    ('void cutlass::reorder_tensor_kernel_impl<int>(int)', 'other', 'unmatched'),
 ]
 
 
