@@ -2487,6 +2487,18 @@ CASES = [
     ('void turbomind::CollectHiddenStatesLengths<int>(int const*, int*, int)', 'other', 'unmatched'),
     ('void cutlass::reorder_tensor_kernel<cute::tuple<cute::C<16> >, int>(int)', 'elementwise', 'data-movement'),
     ('void cutlass::reorder_tensor_kernel_impl<int>(int)', 'other', 'unmatched'),
+    ('void allspark::rearrange_kn_weight_as_n32k16_order_ldg16_kernel<__nv_bfloat16>(unsigned char const*, __nv_bfloat16 const*, __nv_bfloat16 const*, unsigned char*, __nv_bfloat16*, __nv_bfloat16*, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('void cudnn::fusion::rearrange_n_convert_dq<true>(void const*, void*, void*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void const*, void*, void*, bool)',
+     'cast', 'convert'),  # a rearrangement that converts, not of weights
+    ('void (anonymous namespace)::sparse24_apply_dense_output_k<cutlass::half_t, true, true>((anonymous namespace)::Params<cutlass::half_t>)',
+     'elementwise', 'data-movement'),
+    ('void (anonymous namespace)::sparse24_sparsify_both_ways_kernel<cutlass::half_t>((anonymous namespace)::Params<cutlass::half_t>)',
+     'other', 'unmatched'),  # choosing the 2:4 mask: not the mask applied
+    ('void at::native::(anonymous namespace)::gatherMedian<int, unsigned int, 1>(at::cuda::detail::TensorInfo<int, unsigned int>, at::cuda::detail::TensorInfo<long, unsigned int>, at::cuda::detail::TensorInfo<int const, unsigned int>, unsigned int, unsigned int, unsigned int, unsigned int, bool)',
+     'other', 'sampling-topk-sort'),
+    ('void at::native::(anonymous namespace)::gather_kernel<true, float>(float*, float const*, long const*, long, long)',
+     'elementwise', 'torch-elementwise'),
 ]
 
 
