@@ -2531,6 +2531,16 @@ CASES = [
      'other', 'sampling-topk-sort'),
     ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::cuda_cub::__uninitialized_copy::functor<thrust::device_ptr<int>, thrust::device_ptr<int> >, long>, thrust::cuda_cub::__uninitialized_copy::functor<thrust::device_ptr<int>, thrust::device_ptr<int> >, long>(thrust::cuda_cub::__uninitialized_copy::functor<thrust::device_ptr<int>, thrust::device_ptr<int> >, long)',
      'elementwise', 'thrust-transform'),
+    ('_int8_matmul_rowwise_dequantize', 'linear', 'gemm'),
+    ('_dequantize_rowwise', 'cast', 'quantize'),
+    ('triton_f6_to_scaled_bf16_kernel', 'cast', 'quantize'),
+    ('pf4_to_bf16_kernel', 'other', 'unmatched'),
+    ('_triton_fp8_rowwise_3d_transpose_rhs_fused_reduction_kernel', 'cast', 'quantize'),
+    ('_fp8_rowwise_gemv_kernel', 'linear', 'gemm'),
+    ('q_phase2_kernel', 'cast', 'quantize'),
+    ('phase2_kernel', 'other', 'unmatched'),
+    ('void mx_blocked_layout_2d_M_groups_kernel<16, 4>(unsigned char const*, int, int, int, int, int const*, unsigned char*, int, int, CUtensorMap_st)', 'elementwise', 'data-movement'),
+    ('void mxfp8::mx_blocked_quantize_kernel<32>(unsigned char const*, int, int)', 'cast', 'quantize'),
 ]
 
 
