@@ -2222,7 +2222,7 @@ CASES = [
     ('void onnxruntime::contrib::cuda::AddBiasTransAppendKvToPresentSmall<__half>(__half const*, __half const*, __half*, int, int, int)',
      'attention', 'kv-cache-write'),
     ('void onnxruntime::contrib::cuda::Ungroup<float2>(float2 const*, float2*, int, int, bool)',
-     'attention', 'kv-cache-write'),
+     'attention', 'ort-attention'),
     # rounds 253-257 (vLLM 0.8.5, sglang-kernel 0.4.10's SM100 kernels, FlashInfer cubins 0.5.3, Inductor's
     # templates, ExLlamaV3): an MLA KV quantizing scatter and a K norm+rope into FlashMLA's cache (no norm),
     # Inductor's persistent matmul templates
@@ -2541,6 +2541,24 @@ CASES = [
     ('phase2_kernel', 'other', 'unmatched'),
     ('void mx_blocked_layout_2d_M_groups_kernel<16, 4>(unsigned char const*, int, int, int, int, int const*, unsigned char*, int, int, CUtensorMap_st)', 'elementwise', 'data-movement'),
     ('void mxfp8::mx_blocked_quantize_kernel<32>(unsigned char const*, int, int)', 'cast', 'quantize'),
+    ('void vllm::deepseek_v4_fused_ops::fusedDeepseekV4FullCacheKernel<c10::Half, true, true>(c10::Half*, unsigned char*, long, long, c10::Half const*, unsigned char*, long const*, long const*, float const*)',
+     'attention', 'kv-cache-write'),
+    ('void transfer_kernel_impl<&(char const* get_global_offset_lf<char const>(char const*, unsigned long const*, long, long, long, long)), &(char* get_global_offset_lf<char>(char*, unsigned long const*, long, long, long, long))>(void const*, void*, long const*, long const*, long, long, long, long, long, long, long)',
+     'elementwise', 'data-movement'),
+    ('transfer_kernel',
+     'other', 'unmatched'),
+    ('void onnxruntime::contrib::cuda::GatedRelativePositionBiasKernelSmallD<float, float2>(float2*, float2 const*, float const*, float const*, float const*, int, int, int)',
+     'attention', 'ort-attention'),
+    ('void onnxruntime::contrib::cuda::UngroupLarge<float2>(float2 const*, float2*, int, int, int, int, bool)',
+     'attention', 'ort-attention'),
+    ('void onnxruntime::cuda::TriluKernel<long, true>(long, long const*, long*, int, onnxruntime::cuda::DivMod<int>, onnxruntime::cuda::DivMod<int>)',
+     'elementwise', 'ort-elementwise'),
+    ('void onnxruntime::contrib::cuda::SaveNoSpeechProbsKernel<float>(float*, float const*, int, int, int)',
+     'other', 'unmatched'),
+    ('void onnxruntime::cuda::RoIAlignForward<__half>(long, __half const*, __half, long, long, long, long, long, long, __half const*, __half*, bool, bool, long const*)',
+     'other', 'pooling'),
+    ('onnxruntime::cuda::ConvertNonpadKvSeqlenToFlashSeqlensKKernel(long const*, int*, int, int)',
+     'other', 'attention-metadata'),
 ]
 
 
