@@ -2585,6 +2585,16 @@ CASES = [
      'other', 'sampling-topk-sort'),
     ('void Generators::cuda::flash_convergent::FlashConvergentKernel<256, 4096, 64, 8>(float const*, float*, int*, float*, int*, int, int, int)',
      'other', 'sampling-topk-sort'),
+    ('_convert_dp_to_ep', 'communication', 'all-to-all'),
+    ('_convert_dp_weights_kernel', 'other', 'unmatched'),
+    ('dlaswp_kernel(int, double*, int, dlaswp_params_t)', 'elementwise', 'data-movement'),
+    ('slacpy_full_kernel(int, int, float const*, int, float*, int)', 'elementwise', 'data-movement'),
+    ('zlascl_lower(int, int, double, double2*, int)', 'elementwise', 'data-movement'),
+    ('sgetrf_batched_smallsq_noshfl_kernel(int, float**, int, int**, int*, int)', 'other', 'unmatched'),
+    ('void Generators::cuda::GetTop1Kernel<1024>(float const*, float*, int*, int, int)', 'other', 'sampling-topk-sort'),
+    ('compute_top10_scores_kernel', 'other', 'unmatched'),
+    ('Generators::cuda::UpdateCacheIndirectionKernel(int*, int const*, int const*, int, int, int, int, int)', 'other', 'attention-metadata'),
+    ('Generators::cuda::ExpandAndConvertInt32ToInt64(int const*, long*, int, int, int)', 'cast', 'convert'),
 ]
 
 
