@@ -2595,6 +2595,16 @@ CASES = [
     ('compute_top10_scores_kernel', 'other', 'unmatched'),
     ('Generators::cuda::UpdateCacheIndirectionKernel(int*, int const*, int const*, int, int, int, int, int)', 'other', 'attention-metadata'),
     ('Generators::cuda::ExpandAndConvertInt32ToInt64(int const*, long*, int, int, int)', 'cast', 'convert'),
+    ('chunkwise_bwd_kernel_hdqgl', 'attention', 'linear-attention'),
+    ('chunk_scaled_dot_comba_pkt_fwd_kernel', 'attention', 'linear-attention'),
+    ('chunk_mesa_net_fwd_kernel_h', 'attention', 'linear-attention'),
+    ('mesa_net_decoding_one_step_kernel', 'attention', 'linear-attention'),
+    ('chunk_cumprod_householder_fwd_kernel', 'attention', 'linear-attention'),
+    ('parallel_rebased_fwd_kernel', 'attention', 'linear-attention'),
+    ('chunk_ttt_linear_fwd_kernel_h', 'attention', 'linear-attention'),
+    ('chunk_transform_qk_fwd_kernel', 'attention', 'linear-attention'),
+    ('chunk_scan_fwd_kernel', 'other', 'ssm'),
+    ('token_shift_fwd_kernel_short', 'elementwise', 'data-movement'),
 ]
 
 
