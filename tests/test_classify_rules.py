@@ -2605,6 +2605,16 @@ CASES = [
     ('chunk_transform_qk_fwd_kernel', 'attention', 'linear-attention'),
     ('chunk_scan_fwd_kernel', 'other', 'ssm'),
     ('token_shift_fwd_kernel_short', 'elementwise', 'data-movement'),
+    ('void moe_unpermute_kernel<__half, __half, true>(__half const*, __half*, int const*, float const*, int, int, int)',
+     'elementwise', 'layout-copy'),
+    ('_moe_unpermute_kernel',
+     'other', 'moe-routing'),
+    ('void moe_unpermute_kernel<__half, __half, true>(__half const*, __half*, int const*, int, int, int)',
+     'other', 'moe-routing'),
+    ('void onnxruntime::contrib::cuda::LogitsProcessKernel<float>(float*, int const*, int const*, int const*, float, float, int, int, int, int, int, int const*, int, int, float, int)',
+     'elementwise', 'arith'),
+    ('compute_logits_processor_mask_kernel',
+     'other', 'unmatched'),
 ]
 
 
