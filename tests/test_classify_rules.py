@@ -2619,6 +2619,10 @@ CASES = [
      'other', 'unmatched'),
     ('void expert_specialization::groupedGemmKernel<cutlass::float_e4m3_t>(int const*, int, int, int)',
      'linear', 'gemm'),
+    ('void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::(anonymous namespace)::quantize_tensor_per_tensor_affine_cuda(at::Tensor const&, at::Tensor&, double, long)::{lambda()#1}::operator()() const::{lambda()#3}::operator()() const::{lambda(float, c10::qint32)#1}>(at::TensorIteratorBase&, at::native::(anonymous namespace)::quantize_tensor_per_tensor_affine_cuda(at::Tensor const&, at::Tensor&, double, long)::{lambda()#1}::operator()() const::{lambda()#3}::operator()() const::{lambda(float, c10::qint32)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<at::native::(anonymous namespace)::quantize_tensor_per_tensor_affine_cuda(at::Tensor const&, at::Tensor&, double, long)::{lambda()#1}::operator()() const::{lambda()#3}::operator()() const::{lambda(float, c10::qint32)#1}>(at::TensorIteratorBase&, at::native::(anonymous namespace)::quantize_tensor_per_tensor_affine_cuda(at::Tensor const&, at::Tensor&, double, long)::{lambda()#1}::operator()() const::{lambda()#3}::operator()() const::{lambda(float, c10::qint32)#1} const&)::{lambda(int)#1})',
+     'cast', 'functor-cast'),
+    ('void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::fake_quantize_tensor_cachemask_kernel_cuda(at::Tensor&, at::Tensor&, at::Tensor&, float, long, long, long)::{lambda(float)#1}, std::array<char*, 3ul> >(int, float, std::array<char*, 3ul>)',
+     'elementwise', 'torch-elementwise'),
 ]
 
 
