@@ -2623,6 +2623,8 @@ CASES = [
      'cast', 'functor-cast'),
     ('void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::fake_quantize_tensor_cachemask_kernel_cuda(at::Tensor&, at::Tensor&, at::Tensor&, float, long, long, long)::{lambda(float)#1}, std::array<char*, 3ul> >(int, float, std::array<char*, 3ul>)',
      'elementwise', 'torch-elementwise'),
+    ('void expert_specialization::cutlassMxfp8GroupedMmPreComputeKernel<expert_specialization::CutlassMxfp8GroupedMmOffsetFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmLayoutFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmStrideFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> > >(int*, expert_specialization::CutlassMxfp8GroupedMmOffsetFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmLayoutFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmStrideFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >)',
+     'other', 'unmatched'),
 ]
 
 
