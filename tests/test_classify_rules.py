@@ -2625,6 +2625,10 @@ CASES = [
      'elementwise', 'torch-elementwise'),
     ('void expert_specialization::cutlassMxfp8GroupedMmPreComputeKernel<expert_specialization::CutlassMxfp8GroupedMmOffsetFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmLayoutFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmStrideFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> > >(int*, expert_specialization::CutlassMxfp8GroupedMmOffsetFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmLayoutFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >, expert_specialization::CutlassMxfp8GroupedMmStrideFunctor<expert_specialization::CutlassMxfp8GroupedMmGemmTraits<expert_specialization::MMA1SMConfig, cutlass::half_t> >)',
      'other', 'unmatched'),
+    ('void onnxruntime::cuda::_TileMemcpyKernelFromInput<__half>(__half const*, __half*, int, unsigned long)',
+     'elementwise', 'data-movement'),
+    ('void flashinfer::sampling::MinPSamplingFromProbKernel<1024u, (cub::CUB_200700_800_NS::BlockScanAlgorithm)1, (cub::CUB_200700_800_NS::BlockReduceAlgorithm)2, 4u, true, float, int>(float*, int*, int*, float*, float, unsigned int, unsigned long, unsigned long)',
+     'other', 'sampling-topk-sort'),
 ]
 
 
