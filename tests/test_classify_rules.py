@@ -2629,6 +2629,18 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void flashinfer::sampling::MinPSamplingFromProbKernel<1024u, (cub::CUB_200700_800_NS::BlockScanAlgorithm)1, (cub::CUB_200700_800_NS::BlockReduceAlgorithm)2, 4u, true, float, int>(float*, int*, int*, float*, float, unsigned int, unsigned long, unsigned long)',
      'other', 'sampling-topk-sort'),
+    # rounds 381-385 (vLLM 0.29.0 and 0.7.0, sgl-kernel 0.3.3, Transformer Engine 2.9.0, ONNX Runtime 1.24.1):
+    # a swizzle of block scales into an MXFP8 GEMM's layout is a layout copy, not a quantize (one that
+    # quantizes on the way stays); ONNX Runtime's ConvertAndCopyQK converts while it copies (near miss: its
+    # bool-mask conversion builds an attention bias)
+    ('void transformer_engine::swizzle_kernel_1d::swizzle_block_scaling_1d_to_mxfp8_scaling_factors_kernel<transformer_engine::swizzle_kernel_1d::no_oob_tag_t>(void const*, void*, unsigned int, unsigned int, unsigned int, unsigned int, bool, bool)',
+     'elementwise', 'layout-copy'),
+    ('swizzled_quant_kernel',
+     'cast', 'quantize'),
+    ('onnxruntime::contrib::cuda::ConvertAndCopyQK(int, float const*, __half*)',
+     'cast', 'convert'),
+    ('void onnxruntime::cuda::ConvertBoolMaskToAttentionBiasKernel<__half>(bool const*, __half*, long, float)',
+     'attention', 'attention'),
 ]
 
 
