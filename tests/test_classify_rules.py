@@ -2641,6 +2641,15 @@ CASES = [
      'cast', 'convert'),
     ('void onnxruntime::cuda::ConvertBoolMaskToAttentionBiasKernel<__half>(bool const*, __half*, long, float)',
      'attention', 'attention'),
+    # rounds 386-390 (vLLM 0.21.0, sgl-kernel 0.3.0, FlashInfer cubins 0.6.3, FBGEMM GenAI 1.3.0, bitsandbytes
+    # 0.45.5): FBGEMM's index shuffling routes tokens to experts; bitsandbytes lays int8 rows out for its
+    # GEMM; an all-reduce fused with an RMSNorm stays communication, as the other all-reduce fusions
+    ('void fbgemm_gpu::(anonymous namespace)::index_shuffling_kernel<c10::BFloat16, int, 128, 16>(fbgemm_gpu::(anonymous namespace)::Params<c10::BFloat16, int>)',
+     'other', 'moe-routing'),
+    ('void kTransformRowToFormat<256, 8, 32, 256, 0, 3>(char*, char*, int, int, int, int, int)',
+     'elementwise', 'layout-copy'),
+    ('void vllm::tensorrt_llm::minimax_reduce_rms_kernel_lamport<__half, 4>(vllm::tensorrt_llm::MiniMaxReduceRMSParams)',
+     'communication', 'custom-allreduce'),
 ]
 
 
