@@ -2650,6 +2650,18 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('void vllm::tensorrt_llm::minimax_reduce_rms_kernel_lamport<__half, 4>(vllm::tensorrt_llm::MiniMaxReduceRMSParams)',
      'communication', 'custom-allreduce'),
+    # rounds 391-395 (vLLM 0.25.0, sglang-kernel 0.4.3, LMDeploy 0.15.0, ONNX Runtime GenAI 0.7.0, torchao 0.10.0):
+    # TurboMind's MoE gather puts tokens in expert order (near miss: a plain moe_gather_kernel stays a
+    # gather); a kernel that prepares descriptors builds metadata, inside a linear-attention namespace too
+    # (near miss: a persistent GEMM named for its descriptors is a GEMM)
+    ('void turbomind::MoeGatherKernel<8, 256, unsigned short>(unsigned short*, unsigned short const*, int const*, int)',
+     'other', 'moe-routing'),
+    ('moe_gather_kernel',
+     'elementwise', 'data-movement'),
+    ('void turbomind::linear_attn::delta_rule::(anonymous namespace)::PrepareGroupedStateDescriptors<float>(CUtensorMap_st, long const*, long, long, long, CUtensorMap_st*, int, int)',
+     'other', 'attention-metadata'),
+    ('gemm_kernel_descriptor_persistent',
+     'linear', 'gemm'),
 ]
 
 
