@@ -168,6 +168,19 @@ def test_duration_wrong_by_orders_of_magnitude(tmp_path):
     assert f["durations"].count == 1 and f["durations"].checked == len(t.kernels) + len(t.memops)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-5, 10**9)), min_size=1, max_size=40),
+       st.sampled_from([2.0, 10.0, 1e4]))
+def test_skipping_the_medians_never_hides_a_duration(rows, ratio):
+    """The durations check skips the per-name medians when no duration could exceed `ratio` times a
+    positive median (integrity._may_exceed): whenever some kernel does, it says so."""
+    code = np.array([c for c, _ in rows], np.int64)
+    d = np.array([x for _, x in rows], np.int64)
+    med, _ = integrity._group_median(code, d)
+    flagged = ((med > 0) & (d > ratio * med)).any()
+    assert integrity._may_exceed(d, ratio) or not flagged
+
+
 def test_zero_duration(tmp_path):
     rowid, *_ = middle_kernel()
     rep = analyze(read(str(nsys_copy(tmp_path, f"update {KERNELS} set end = start where rowid = {rowid}"))))

@@ -128,13 +128,15 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
     """Ops (not `skip`) that start more than slack_ns before an earlier op on their stream (same
     device and stream) ended."""
     out = np.zeros(len(ops), bool)
-    idx = np.flatnonzero(~skip)
+    every = not skip.any()  # no graph kernels: the columns as they are, not a copy of every row
+    idx = np.arange(len(ops)) if every else np.flatnonzero(~skip)
     if idx.size < 2:
         return out
-    s = ops["start_ns"].to_numpy(np.int64)[idx]
-    e = ops["end_ns"].to_numpy(np.int64)[idx]
-    cols = [ops[c].to_numpy(np.int64)[idx] for c in ("device", "stream")]
-    stream = row_keys(cols)
+    def col(c: str) -> np.ndarray:
+        v = ops[c].to_numpy(np.int64)
+        return v if every else v[idx]
+    s, e = col("start_ns"), col("end_ns")
+    stream = row_keys([col("device"), col("stream")])
     order = group_time_order(stream, s, e)
     s, e, stream = s[order], e[order], stream[order]
     group = np.r_[0, np.cumsum(stream[1:] != stream[:-1])]
@@ -167,11 +169,22 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
                 code = cat.categories.get_loc("communication")
                 comm = np.asarray(cat.codes)[ops["src"].to_numpy()[k]] == code
         keep = k[~comm]
-        if keep.size:
+        if keep.size and _may_exceed(d[keep], lim.duration_ratio_max):
             med, cnt = _group_median(ops["name_code"].to_numpy(np.int64)[keep], d[keep])
             far = (cnt >= lim.duration_min_calls) & (med > 0) & (d[keep] > lim.duration_ratio_max * med)
             bad[keep[far]] = True
     return bad
+
+
+def _may_exceed(d: np.ndarray, ratio: float) -> bool:
+    """Whether some duration in `d` (ns) could exceed `ratio` times a positive median of its kernel's:
+    with no negative duration such a median is at least half the least positive one (the mean of two
+    middle values, one of them positive), so without a duration above ratio times that, none does (the medians of every
+    kernel name, a sort of a million rows, are then not needed)."""
+    if (d < 0).any():  # (a median between a negative and a positive duration can be any small value)
+        return True
+    pos = d[d > 0]
+    return bool(pos.size) and float(pos.max()) > ratio * float(pos.min()) / 2
 
 
 def _group_median(group: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
