@@ -2662,6 +2662,12 @@ CASES = [
      'other', 'attention-metadata'),
     ('gemm_kernel_descriptor_persistent',
      'linear', 'gemm'),
+    # rounds 396-400 (vLLM 0.32.0, LMDeploy 0.16.0, sgl-kernel 0.1.9, xFormers 0.0.28.post3, Liger Kernel 0.6.0):
+    # a vision encoder's pixel shuffle and window reorders are layout copies
+    ('void turbomind::(anonymous namespace)::pixelShuffleKernel<__nv_bfloat16, 4>(__nv_bfloat16*, __nv_bfloat16 const*, int, int, int, int, int)',
+     'elementwise', 'layout-copy'),
+    ('void turbomind::(anonymous namespace)::reverseWindowKernel<4, __half>(__half*, __half const*, int const*, long, long, int, int)',
+     'elementwise', 'layout-copy'),
 ]
 
 
