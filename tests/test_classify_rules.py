@@ -2668,6 +2668,15 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('void turbomind::(anonymous namespace)::reverseWindowKernel<4, __half>(__half*, __half const*, int const*, long, long, int, int)',
      'elementwise', 'layout-copy'),
+    # rounds 401-405 (LMDeploy 0.10.2, vLLM 0.4.0, ONNX Runtime 1.18.0, Transformer Engine 2.4.0, sglang-kernel
+    # 0.4.10): pointer tables filled in a GEMM's namespace are fills; ONNX Runtime contrib's bias add is
+    # arithmetic; TE's cast-transpose with a fused activation gradient stays a cast (its labels are split)
+    ('void turbomind::gemm::(anonymous namespace)::fill_blocked_ptrs<64>(turbomind::Array<void*, 64>, void**, int)',
+     'elementwise', 'data-movement'),
+    ('void onnxruntime::contrib::cuda::BiasAddKernel<__half, 1280, 320>(__half const*, __half const*, __half const*, __half*)',
+     'elementwise', 'arith'),
+    ('void transformer_engine::detail::cast_transpose_fused_kernel_notaligned<false, true, false, float, transformer_engine::CTDBiasDActParam<__half, __half, __nv_fp8_e4m3, float>, 2, 4, transformer_engine::Empty, &(float transformer_engine::dgelu<float, float>(float, transformer_engine::Empty const&))>(transformer_engine::CTDBiasDActParam<__half, __half, __nv_fp8_e4m3, float>, unsigned long, unsigned long, unsigned long)',
+     'cast', 'convert'),
 ]
 
 
