@@ -2670,13 +2670,20 @@ CASES = [
      'elementwise', 'layout-copy'),
     # rounds 401-405 (LMDeploy 0.10.2, vLLM 0.4.0, ONNX Runtime 1.18.0, Transformer Engine 2.4.0, sglang-kernel
     # 0.4.10): pointer tables filled in a GEMM's namespace are fills; ONNX Runtime contrib's bias add is
-    # arithmetic; TE's cast-transpose with a fused activation gradient stays a cast (its labels are split)
+    # arithmetic
     ('void turbomind::gemm::(anonymous namespace)::fill_blocked_ptrs<64>(turbomind::Array<void*, 64>, void**, int)',
      'elementwise', 'data-movement'),
     ('void onnxruntime::contrib::cuda::BiasAddKernel<__half, 1280, 320>(__half const*, __half const*, __half const*, __half*)',
      'elementwise', 'arith'),
     ('void transformer_engine::detail::cast_transpose_fused_kernel_notaligned<false, true, false, float, transformer_engine::CTDBiasDActParam<__half, __half, __nv_fp8_e4m3, float>, 2, 4, transformer_engine::Empty, &(float transformer_engine::dgelu<float, float>(float, transformer_engine::Empty const&))>(transformer_engine::CTDBiasDActParam<__half, __half, __nv_fp8_e4m3, float>, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'te-act-quantize'),
+    # rounds 406-410 (LMDeploy 0.9.0, vLLM 0.6.0, ONNX Runtime 1.16.3, Transformer Engine 1.12.0, sgl-kernel 0.2.0):
+    # TE's cast-transpose with an activation gradient given is the activation (above); with a null function it
+    # only casts; TurboMind's GEMM schedule is no GEMM
+    ('void transformer_engine::(anonymous namespace)::cast_transpose_fused_kernel_notaligned<true, false, float, transformer_engine::CTDBiasDActParam<float, float, __nv_fp8_e4m3, float>, 2, 8, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0>(transformer_engine::CTDBiasDActParam<float, float, __nv_fp8_e4m3, float>, unsigned long, unsigned long, unsigned long)',
      'cast', 'convert'),
+    ('void turbomind::gemm::schedule_gemm_moe<256, turbomind::gemm::GemmScheduler<(turbomind::gemm::Order)0> >(turbomind::gemm::Tape, int const*, turbomind::gemm::GemmScheduler<(turbomind::gemm::Order)0>, int3, int, int, int, int, int)',
+     'other', 'unmatched'),
 ]
 
 
