@@ -129,8 +129,8 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
     device and stream) ended."""
     out = np.zeros(len(ops), bool)
     every = not skip.any()  # no graph kernels: the columns as they are, not a copy of every row
-    idx = np.arange(len(ops)) if every else np.flatnonzero(~skip)
-    if idx.size < 2:
+    idx = None if every else np.flatnonzero(~skip)
+    if (len(ops) if every else idx.size) < 2:
         return out
     def col(c: str) -> np.ndarray:
         v = ops[c].to_numpy(np.int64)
@@ -143,7 +143,7 @@ def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.nda
     prev_end = _earlier_max(e, group)  # the latest end among the earlier ops of the stream
     first = np.r_[True, group[1:] != group[:-1]]
     bad = ~first & (prev_end - s > slack_ns)
-    out[idx[order[bad]]] = True
+    out[order[bad] if every else idx[order[bad]]] = True
     return out
 
 
@@ -177,10 +177,10 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
 
 
 def _may_exceed(d: np.ndarray, ratio: float) -> bool:
-    """Whether some duration in `d` (ns) could exceed `ratio` times a positive median of its kernel's:
-    with no negative duration such a median is at least half the least positive one (the mean of two
-    middle values, one of them positive), so without a duration above ratio times that, none does (the medians of every
-    kernel name, a sort of a million rows, are then not needed)."""
+    """Whether some duration in `d` (ns) could exceed `ratio` times a positive median of its kernel's.
+    With no negative duration such a median is at least half the least positive one (the mean of two
+    middle values, one of them positive), so without a duration above ratio times that, none does and
+    the medians of every kernel name (a selection over a million rows) are not needed."""
     if (d < 0).any():  # (a median between a negative and a positive duration can be any small value)
         return True
     pos = d[d > 0]
