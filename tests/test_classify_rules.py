@@ -2684,6 +2684,17 @@ CASES = [
      'cast', 'convert'),
     ('void turbomind::gemm::schedule_gemm_moe<256, turbomind::gemm::GemmScheduler<(turbomind::gemm::Order)0> >(turbomind::gemm::Tape, int const*, turbomind::gemm::GemmScheduler<(turbomind::gemm::Order)0>, int3, int, int, int, int, int)',
      'other', 'unmatched'),
+    # rounds 411-415 (LMDeploy 0.6.5, vLLM 0.5.0, ONNX Runtime 1.15.1, Transformer Engine 2.1.0, vllm-flash-attn
+    # 2.6.2): TurboMind's GEMM operand conversion is a cast when its Converter narrows and a layout copy
+    # with one type in and out; its min-length penalty and scale helpers are arithmetic
+    ('void turbomind::gemm::convert_kernel<turbomind::gemm::ConvertOperand<64, 32, 4, turbomind::gemm::sm80_s16816::Operand_B<unsigned short, (turbomind::gemm::Order)1, 16>, turbomind::uint4_t, turbomind::gemm::Converter<unsigned short, turbomind::uint4_t> > >(turbomind::gemm::ConvertOperand<64, 32, 4, turbomind::gemm::sm80_s16816::Operand_B<unsigned short, (turbomind::gemm::Order)1, 16>, turbomind::uint4_t, turbomind::gemm::Converter<unsigned short, turbomind::uint4_t> >::Param)',
+     'cast', 'templated-convert'),
+    ('void turbomind::gemm::convert_kernel<turbomind::gemm::ConvertOperand<64, 32, 2, turbomind::gemm::sm80_s16816::Operand_B<unsigned short, (turbomind::gemm::Order)1, 16>, unsigned short, turbomind::gemm::Converter<unsigned short, unsigned short> > >(turbomind::gemm::ConvertOperand<64, 32, 2, turbomind::gemm::sm80_s16816::Operand_B<unsigned short, (turbomind::gemm::Order)1, 16>, unsigned short, turbomind::gemm::Converter<unsigned short, unsigned short> >::Param)',
+     'elementwise', 'layout-copy'),
+    ('void turbomind::batchApplyMinLengthPenalty<float>(float*, int const*, int const*, int const*, int, int)',
+     'elementwise', 'arith'),
+    ('void turbomind::multiplyScale<float>(float*, float, unsigned long)',
+     'elementwise', 'arith'),
 ]
 
 
