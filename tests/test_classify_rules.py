@@ -2695,6 +2695,12 @@ CASES = [
      'elementwise', 'arith'),
     ('void turbomind::multiplyScale<float>(float*, float, unsigned long)',
      'elementwise', 'arith'),
+    # rounds 416-420 (LMDeploy 0.5.3, vLLM 0.4.2, ONNX Runtime GenAI 0.4.0, Transformer Engine 2.6.0, sgl-kernel
+    # 0.1.2): TE's MXFP8 cast in its own namespace, with an activation given and with none
+    ('void transformer_engine::mxfp8_kernel::cast_mxfp8_2D_kernel<false, false, true, transformer_engine::Empty, &(float transformer_engine::silu<float, float>(float, transformer_engine::Empty const&)), float, __nv_fp8_e5m2, true, false, 64ul, 64ul, 64ul>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, unsigned char*, unsigned char*, float const*, float*, float*, unsigned long, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::mxfp8_kernel::cast_mxfp8_2D_kernel<false, false, false, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0, float, __nv_fp8_e5m2, true, true, 64ul, 64ul, 64ul>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, unsigned char*, unsigned char*, float const*, float*, float*, unsigned long, unsigned long, unsigned long, unsigned long)',
+     'cast', 'convert'),
 ]
 
 
