@@ -2710,6 +2710,15 @@ CASES = [
      'other', 'softmax'),
     ('void onnxruntime::cuda::softmax_warp_forward<__half, __half, float, 0, true>(__half*, __half const*, int, int, int)',
      'other', 'softmax'),
+    # rounds 426-430 (LMDeploy 0.7.0, vLLM 0.4.1, ONNX Runtime 1.16.0, xFormers 0.0.24, FBGEMM GenAI 1.1.0):
+    # FBGEMM's conversions between jagged and padded dense tensors are layout copies (near miss: its
+    # jagged-dense batched GEMM)
+    ('triton_dense_to_jagged',
+     'elementwise', 'layout-copy'),
+    ('jagged2_to_padded_dense_kernel',
+     'elementwise', 'layout-copy'),
+    ('jagged_dense_bmm_kernel',
+     'linear', 'gemm'),
 ]
 
 
