@@ -2719,6 +2719,14 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('jagged_dense_bmm_kernel',
      'linear', 'gemm'),
+    # rounds 432-435 (CuPy 13.3.0, cuDNN 9.1.0, sgl-kernel 0.3.20, vLLM 0.8.0): a conversion copy with one type
+    # twice only copies (near miss: with two types it casts); MLA's cache block copy is a copy
+    ('void memcpyWithTypeConversion<float, float>(long, float const*, float*)',
+     'elementwise', 'data-movement'),
+    ('void memcpyWithTypeConversion<__half, float>(long, __half const*, float*)',
+     'cast', 'convert'),
+    ('void vllm::copy_blocks_mla_kernel<float>(long*, long const*, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
