@@ -2727,6 +2727,14 @@ CASES = [
      'cast', 'convert'),
     ('void vllm::copy_blocks_mla_kernel<float>(long*, long const*, int)',
      'elementwise', 'data-movement'),
+    # rounds 436-440 (cuBLAS 12.4 and 12.8, cuSPARSELt 0.6.3, vLLM 0.8.2, sgl-kernel 0.1.7): cuBLAS's diagonal
+    # scaling is arithmetic, its internal wait kernels no GEMM, cuBLASLt's region transforms layout copies
+    ('void dgmm_readWrite_alignment_kernel<long, double, false, 6, 4, 4>(cublasDgmmParams<long, double>, double const*, double const*, double*)',
+     'elementwise', 'arith'),
+    ('cublas::internal::atomic_sync_wait_kernel(int const volatile*, int)',
+     'other', 'unmatched'),
+    ('void internal::region_transform_ABC_ref<int, 32, 32, false, internal::TransformParamsABC<__half, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half, int>, internal::Tile_Col<int, 32> > > >(internal::TransformParamsABC<__half, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half, int>, internal::Tile_Col<int, 32> > >)',
+     'elementwise', 'layout-copy'),
 ]
 
 
