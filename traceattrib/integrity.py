@@ -169,9 +169,10 @@ def durations(ops: pd.DataFrame, kernel_bucket, lim: Limits) -> np.ndarray:
                 code = cat.categories.get_loc("communication")
                 comm = np.asarray(cat.codes)[ops["src"].to_numpy()[k]] == code
         keep = k[~comm]
-        if keep.size and _may_exceed(d[keep], lim.duration_ratio_max):
-            med, cnt = _group_median(ops["name_code"].to_numpy(np.int64)[keep], d[keep])
-            far = (cnt >= lim.duration_min_calls) & (med > 0) & (d[keep] > lim.duration_ratio_max * med)
+        dk = d[keep]
+        if keep.size and _may_exceed(dk, lim.duration_ratio_max):
+            med, cnt = _group_median(ops["name_code"].to_numpy(np.int64)[keep], dk)
+            far = (cnt >= lim.duration_min_calls) & (med > 0) & (dk > lim.duration_ratio_max * med)
             bad[keep[far]] = True
     return bad
 
