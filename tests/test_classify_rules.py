@@ -2735,6 +2735,35 @@ CASES = [
      'other', 'unmatched'),
     ('void internal::region_transform_ABC_ref<int, 32, 32, false, internal::TransformParamsABC<__half, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half, int>, internal::Tile_Col<int, 32> > > >(internal::TransformParamsABC<__half, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half const, int>, internal::Tile_Col<int, 32> >, internal::TiledMatrixStridedBatch<internal::RawData<__half, int>, internal::Tile_Col<int, 32> > >)',
      'elementwise', 'layout-copy'),
+    # rounds 441-445 (vLLM 0.23.0, sgl-kernel 0.3.4, LMDeploy 0.17.0, TE 2.10.0, ONNX Runtime 1.26.0): ORT's
+    # GQA softmax of its unfused path is attention; a grid sample moves data; a cast-transpose or a
+    # float cast with one type in and out casts nothing; TE's quantize kernels under dispatch::
+    # namespaces with an activation fused are read by the activation, without one they quantize;
+    # TurboMind's TMA descriptor preparation is no GEMM
+    ('void onnxruntime::contrib::cuda::(anonymous namespace)::GqaUnfusedSoftmaxKernel<__half, 256>(int, int, int, float const*, __half const*, bool, bool, bool, int const*, bool, int, float, float, __half*)',
+     'attention', 'ort-attention'),
+    ('void onnxruntime::contrib::cuda::_GridSampleKernel<float, true>(float const*, float const*, long, long, long, long, long, long, long, long, long, float*)',
+     'elementwise', 'layout-copy'),
+    ('void transformer_engine::detail::(anonymous namespace)::cast_transpose_general_kernel<4ul, 4ul, __nv_bfloat16, __nv_bfloat16>(__nv_bfloat16 const*, float const*, __nv_bfloat16*, __nv_bfloat16*, float const*, float*, float*, unsigned long, unsigned long)',
+     'elementwise', 'layout-copy'),
+    ('void transformer_engine::detail::(anonymous namespace)::cast_transpose_general_kernel<4ul, 4ul, __nv_bfloat16, __nv_fp8_e4m3>(__nv_bfloat16 const*, float const*, __nv_fp8_e4m3*, __nv_fp8_e4m3*, float const*, float*, float*, unsigned long, unsigned long)',
+     'cast', 'convert'),
+    ('void transformer_engine::dispatch::fp8::quantize_1D_kernel::cast_fp8_1D_kernel<true, transformer_engine::Empty, &(float transformer_engine::srelu<float, float>(float, transformer_engine::Empty const&)), float, __nv_fp8_e5m2>(float const*, __nv_fp8_e5m2*, float*, float*, float const*, unsigned long)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::dispatch::fp8::quantize_1D_kernel::cast_fp8_1D_kernel<false, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0, float, __nv_fp8_e5m2>(float const*, __nv_fp8_e5m2*, float*, float*, float const*, unsigned long)',
+     'cast', 'quantize'),
+    ('void transformer_engine::dispatch::mxfp8::quantize_kernel::quantize_mxfp8_kernel<false, false, true, transformer_engine::Empty, &(float transformer_engine::relu<float, float>(float, transformer_engine::Empty const&)), __nv_bfloat16, __nv_fp8_e5m2, true, false, 64ul, 64ul, 64ul>(CUtensorMap_st, CUtensorMap_st, float const*, float*, unsigned long, unsigned long)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::dispatch::mxfp8::quantize_kernel::quantize_mxfp8_kernel<false, false, false, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0, __nv_bfloat16, __nv_fp8_e5m2, true, false, 64ul, 64ul, 64ul>(CUtensorMap_st, CUtensorMap_st, float const*, float*, unsigned long, unsigned long)',
+     'cast', 'quantize'),
+    ('void turbomind::castFloat2D<float, 2>(float const*, float*, int)',
+     'other', 'unmatched'),
+    ('void turbomind::castFloat2D<__half, 2>(float const*, __half*, int)',
+     'cast', 'convert'),
+    ('void turbomind::gemm::prepare_tma_descs_sm90_bf16<(turbomind::gemm::Striding)2>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, turbomind::gemm::MatrixParam, turbomind::gemm::MatrixParam, turbomind::gemm::MatrixParam, CUtensorMap_st*, int*, int, int)',
+     'other', 'unmatched'),
+    ('void turbomind::gemm::gemm_kernel_sm90<float>(int)',
+     'linear', 'gemm'),
 ]
 
 
