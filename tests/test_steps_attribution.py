@@ -75,6 +75,28 @@ def test_breakdown_adds_up_to_span(name):
         assert (st[f"{b}_exposed_ns"] <= st[f"{b}_time_ns"]).all()
 
 
+@pytest.mark.parametrize("name", ["llama_eager_nsys", "llama_graph_nsys_node", "llama_eager_torch"])
+@pytest.mark.parametrize("chunk_ops", [1, 97, 2_000])
+def test_breakdown_in_runs_of_steps_is_the_same(name, chunk_ops):
+    """breakdown a few ops (whole steps) at a time, as on a long trace, gives every column and
+    collective row it gives in one go, on real captures (25 steps each)."""
+    from traceattrib import attribute, classify, steps
+    from traceattrib.analysis import _comm_text
+    trace = read(str(FIXTURES / FIXTURE_FILES[name]))
+    rules = classify.load_rules()
+    kc, mc = classify.classify_kernels(trace.kernels, rules), classify.classify_memops(trace.memops, rules)
+    found = steps.find_steps(trace, kernel_buckets=kc["bucket"])
+    codes = attribute.op_buckets(found, kc["bucket"], mc["bucket"])
+    comm = _comm_text(trace.kernels, kc["bucket"])
+    whole = attribute.breakdown(found, codes, comm)
+    runs = attribute.breakdown(found, codes, comm, chunk_ops=chunk_ops)
+    assert len(whole.steps) == 25 and int(whole.steps["busy_ns"].sum()) > 0
+    assert sum(1 for _ in attribute.step_runs(found.ops["step"].to_numpy(np.int64), 25, chunk_ops)) > 1
+    pd.testing.assert_frame_equal(whole.steps, runs.steps)
+    pd.testing.assert_frame_equal(whole.collectives, runs.collectives)
+    assert whole.buckets == runs.buckets
+
+
 @pytest.mark.parametrize("pair", [("llama_eager_nsys", "llama_eager_torch"),
                                   ("llama_graph_nsys_node", "llama_graph_torch")])
 def test_nsys_and_torch_agree_on_bucket_shares(pair):

@@ -14,6 +14,7 @@ faster saves at most exposed[b] * (1 - 1/k).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # step finding is needed only to analyze, not to merge result
     from .steps import Steps
 
 GRAPH_BUCKET = "graph"  # whole-graph executions with no per-kernel rows: cannot be split
+CHUNK_OPS = 500_000  # ops per run of whole steps (step_runs): bounds the unions' sorted copies
 ALL_BUCKETS = tuple(BUCKETS) + (GRAPH_BUCKET,)
 
 @dataclass
@@ -64,30 +66,32 @@ def op_buckets(steps: Steps, kernel_buckets: pd.Series, memop_buckets: pd.Series
     return codes
 
 
-def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None = None) -> Breakdown:
+def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None = None,
+              chunk_ops: int = CHUNK_OPS) -> Breakdown:
     """Attribute every step's span to buckets from interval unions (running maxima of sorted ends).
 
     comm_names: per kernel (aligned with the kernels table), the text collectives are recognized
     from (name, optionally with the op chain); a categorical keeps this one regex per distinct name.
+    chunk_ops: ops per run of whole steps (step_runs; the figures do not depend on it).
     """
     tab = steps.table
     ops = steps.ops
     nb = len(ALL_BUCKETS)
     nsteps = len(tab)
     span = (tab["end_ns"] - tab["start_ns"]).to_numpy(np.int64)
-    in_step = ops["step"].to_numpy() >= 0
-    sid = ops["step"].to_numpy()[in_step]
-    b = bucket_codes[in_step]
-    # Lay the steps end to end on one synthetic timeline (each step rebased to its own start,
-    # then offset past the previous steps) so one pass per union serves all steps exactly.
-    offset = np.zeros(nsteps + 1, np.int64)
-    offset[1:] = np.cumsum(span + 1)
+    step = ops["step"].to_numpy(np.int64)
+    s_all, e_all = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
     base = tab["start_ns"].to_numpy(np.int64)
-    shift = (offset[:-1] - base)[sid]
-    s = ops["start_ns"].to_numpy(np.int64)[in_step] + shift
-    e = ops["end_ns"].to_numpy(np.int64)[in_step] + shift
-    count = np.bincount(sid * nb + b, minlength=nsteps * nb)[:nsteps * nb].reshape(nsteps, nb)
-    busy, time, exposed = bucket_unions(s, e, b, sid, nsteps, nb)
+    busy = np.zeros(nsteps, np.int64)
+    time, exposed, count = (np.zeros((nsteps, nb), np.int64) for _ in range(3))
+    # runs of whole steps, each laid end to end on a synthetic timeline (_segments_of): one pass per
+    # union serves all steps of a run exactly, and a long trace's sorted copies stay a run long
+    for lo, hi, rows in step_runs(step, nsteps, chunk_ops):
+        seg = _segments_of(s_all, e_all, rows, step, base, span, lo, hi)
+        b = bucket_codes[rows]
+        busy[lo:hi] = seg.busy
+        time[lo:hi], exposed[lo:hi] = seg.times(b, nb)
+        count[lo:hi] = np.bincount((step[rows] - lo) * nb + b, minlength=(hi - lo) * nb).reshape(hi - lo, nb)
     cols = {"span_ns": span, "busy_ns": busy, "idle_ns": span - busy, "overlap_ns": busy - exposed.sum(axis=1)}
     for j, name in enumerate(ALL_BUCKETS):
         cols.update({f"{name}_time_ns": time[:, j], f"{name}_exposed_ns": exposed[:, j], f"{name}_count": count[:, j]})
@@ -97,51 +101,59 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     present = tuple(bk for j, bk in enumerate(ALL_BUCKETS) if bk != GRAPH_BUCKET or count[:, j].any())
     if GRAPH_BUCKET in present:
         notes.append(note("graph_bucket"))
-    colls = _collectives(steps, b, sid, comm_names)
+    colls = _collectives(steps, bucket_codes, comm_names)
     return Breakdown(steps=tab, collectives=colls, buckets=present, notes=notes)
+
+
+def step_runs(step: np.ndarray, nsteps: int, chunk_ops: int = CHUNK_OPS) -> Iterator[tuple[int, int, np.ndarray]]:
+    """(lo, hi, rows): runs of whole steps lo..hi-1 of about chunk_ops ops each, with the rows of
+    their ops (ascending; ops with step < 0 in none). Steps lie apart, so each step's unions need
+    only its own ops, and a run's sorted copies and segments stay small on a long trace."""
+    m = step >= 0
+    per_step = np.bincount(step[m], minlength=nsteps)
+    total = int(per_step.sum())
+    if total <= chunk_ops:
+        yield 0, nsteps, np.flatnonzero(m)
+        return
+    bounds = np.unique(np.r_[0, np.searchsorted(np.cumsum(per_step), np.arange(chunk_ops, total, chunk_ops)), nsteps])
+    run_of = np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
+    op_run = np.where(m, run_of[np.maximum(step, 0)], bounds.size - 1)
+    # small keys: numpy sorts them by radix, in one pass
+    order = np.argsort(op_run.astype(np.int16 if bounds.size < 2 ** 15 else np.int64), kind="stable")
+    at = np.r_[0, np.cumsum(np.bincount(op_run, minlength=bounds.size))]
+    for c in range(bounds.size - 1):
+        yield int(bounds[c]), int(bounds[c + 1]), order[at[c]:at[c + 1]]
 
 
 def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list[tuple[np.ndarray, int]],
                          step: np.ndarray, step_start_ns: np.ndarray, step_span_ns: np.ndarray,
-                         chunk_ops: int = 2_000_000) -> list[tuple[np.ndarray, np.ndarray]]:
+                         chunk_ops: int = CHUNK_OPS) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per coding (code, ncodes) of the same ops, per step and category (nsteps x ncodes, ns): the
     union of the category's ops and the time when it alone runs, for ops [start_ns, end_ns) of
     category `code` (0..ncodes-1) in step `step` (row into step_start_ns / step_span_ns; ops with
     step < 0 are left out). What breakdown does for buckets, for any grouping of ops (layers,
     modules); the ops are laid out and merged into the segments of their union once for all codings,
-    about chunk_ops ops (whole steps) at a time."""
+    about chunk_ops ops (whole steps) at a time (step_runs)."""
     nsteps = len(step_start_ns)
     step = np.asarray(step, np.int64)
-    m = step >= 0
-    per_step = np.bincount(step[m], minlength=nsteps)
-    if int(per_step.sum()) <= chunk_ops:
-        return _unions_of(start_ns, end_ns, codings, np.flatnonzero(m), step, step_start_ns, step_span_ns, 0, nsteps)
-    # steps lie apart, so each step's unions need only its own ops: runs of whole steps of about
-    # chunk_ops ops at a time keep the sorted copies and the segments of a long trace small
-    bounds = np.r_[0, np.searchsorted(np.cumsum(per_step), np.arange(chunk_ops, per_step.sum(), chunk_ops)), nsteps]
-    bounds = np.unique(bounds)
-    chunk_of = np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
-    op_chunk = np.where(m, chunk_of[np.maximum(step, 0)] if nsteps else 0, -1)
     out = [(np.zeros((nsteps, n), np.int64), np.zeros((nsteps, n), np.int64)) for _, n in codings]
-    for c in range(bounds.size - 1):
-        lo, hi = int(bounds[c]), int(bounds[c + 1])
-        part = _unions_of(start_ns, end_ns, codings, np.flatnonzero(op_chunk == c), step, step_start_ns,
-                          step_span_ns, lo, hi)
-        for (time, exposed), (t, x) in zip(out, part):
-            time[lo:hi], exposed[lo:hi] = t, x
+    for lo, hi, rows in step_runs(step, nsteps, chunk_ops):
+        seg = _segments_of(start_ns, end_ns, rows, step, step_start_ns, step_span_ns, lo, hi)
+        for (time, exposed), (code, ncodes) in zip(out, codings):
+            time[lo:hi], exposed[lo:hi] = seg.times(np.asarray(code)[rows].astype(np.int64), ncodes)
     return out
 
 
-def _unions_of(start_ns, end_ns, codings, rows: np.ndarray, step: np.ndarray, step_start_ns, step_span_ns,
-               lo: int, hi: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """category_unions_many of the ops `rows`, all in steps lo..hi-1 (result rows 0..hi-lo-1)."""
+def _segments_of(start_ns, end_ns, rows: np.ndarray, step: np.ndarray, step_start_ns, step_span_ns,
+                 lo: int, hi: int) -> _Segments:
+    """The ops `rows`, all in steps lo..hi-1, merged into the segments of their union (steps
+    0..hi-lo-1): each step rebased to its own start, then offset past the steps before it."""
     sid = step[rows] - lo
     offset = np.zeros(hi - lo + 1, np.int64)
     offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64)[lo:hi] + 1)
     shift = (offset[:-1] - np.asarray(step_start_ns, np.int64)[lo:hi])[sid]
-    seg = _Segments(np.asarray(start_ns, np.int64)[rows] + shift, np.asarray(end_ns, np.int64)[rows] + shift,
-                    sid, hi - lo)
-    return [seg.times(np.asarray(code)[rows].astype(np.int64), ncodes) for code, ncodes in codings]
+    return _Segments(np.asarray(start_ns, np.int64)[rows] + shift, np.asarray(end_ns, np.int64)[rows] + shift,
+                     sid, hi - lo)
 
 
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,
@@ -245,12 +257,11 @@ def _sums_from(v: np.ndarray, at: np.ndarray) -> np.ndarray:
     return np.diff(total[np.r_[at, v.size]])
 
 
-def _collectives(steps: Steps, b: np.ndarray, sid: np.ndarray, comm_names: pd.Series | None) -> pd.DataFrame:
+def _collectives(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | None) -> pd.DataFrame:
     cols = ["rank", "step", "collective", "count", "total_ns", "mean_ns"]
     ops = steps.ops
     comm = ALL_BUCKETS.index("communication")
-    in_step = ops["step"].to_numpy() >= 0
-    sel = np.flatnonzero(in_step)[b == comm]
+    sel = np.flatnonzero((ops["step"].to_numpy() >= 0) & (bucket_codes == comm))
     if not sel.size or comm_names is None:
         return pd.DataFrame(columns=cols)
     o = ops.iloc[sel]
