@@ -2764,6 +2764,15 @@ CASES = [
      'other', 'unmatched'),
     ('void turbomind::gemm::gemm_kernel_sm90<float>(int)',
      'linear', 'gemm'),
+    # rounds 446-450 (vLLM 0.6.2, TE 2.12.0, bitsandbytes 0.46.0, torchao 0.17.0, sgl-kernel 0.3.6.post1):
+    # torchao's two-phase Triton quantize, its amax first (a reduction), then the quantize; a name
+    # that starts with to_fp8 casts
+    ('q_phase1_kernel', 'elementwise', 'reduction'),
+    ('single_phase1_kernel', 'elementwise', 'reduction'),
+    ('single_phase2_kernel', 'cast', 'quantize'),
+    ('phase1_kernel', 'other', 'unmatched'),
+    ('to_fp8_col_major_t', 'cast', 'quantize'),
+    ('photo_fp8_kernel', 'other', 'unmatched'),
 ]
 
 
