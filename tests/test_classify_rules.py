@@ -2773,6 +2773,15 @@ CASES = [
     ('phase1_kernel', 'other', 'unmatched'),
     ('to_fp8_col_major_t', 'cast', 'quantize'),
     ('photo_fp8_kernel', 'other', 'unmatched'),
+    # rounds 451-455 (FBGEMM 1.1.0, NCCL 2.23.4, CTranslate2 4.5.0, vLLM 0.9.0, sglang-kernel 0.4.1): FBGEMM's
+    # SSD (solid-state drive) embedding kernels are embedding lookups, not state-space duality;
+    # CTranslate2's penalty on previous tokens scales logits
+    ('void ssd_embedding_codegen_forward_weighted_kernel<float, float, float, true, long, 9ul, 32ul>(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)',
+     'elementwise', 'data-movement'),
+    ('_ssd_chunk_scan_fwd_kernel', 'other', 'ssm'),
+    ('void ctranslate2::penalize_previous_tokens_kernel<signed char>(signed char*, signed char const*, int const*, float, unsigned int, unsigned int, unsigned int)',
+     'elementwise', 'arith'),
+    ('unpenalized_kernel', 'other', 'unmatched'),
 ]
 
 
