@@ -2782,6 +2782,18 @@ CASES = [
     ('void ctranslate2::penalize_previous_tokens_kernel<signed char>(signed char*, signed char const*, int const*, float, unsigned int, unsigned int, unsigned int)',
      'elementwise', 'arith'),
     ('unpenalized_kernel', 'other', 'unmatched'),
+    # rounds 461-465 (LMDeploy 0.7.2, FBGEMM 1.2.0, cuDNN 9.5.1, TE 2.13.0, CTranslate2 4.3.1): cuDNN's local
+    # response normalization is a norm; TE's grouped MXFP8 quantize with an activation gradient fused
+    # is read by the activation, without one it quantizes; updating TMA descriptors quantizes nothing
+    ('void cudnn::detail::lrn_fw_Nd_kernel<double, double, true, false>(cudnnTensorStruct, double const*, cudnnTensorStruct, double*, double, double, cudnnLRNStruct)',
+     'norm', 'norm'),
+    ('learn_fw_kernel', 'other', 'unmatched'),
+    ('void transformer_engine::dispatch::mxfp8::group_quantize_kernel::group_quantize_mxfp8_kernel<true, true, false, transformer_engine::Empty, &(float transformer_engine::dgelu<float, float>(float, transformer_engine::Empty const&)), __nv_bfloat16, __nv_fp8_e4m3>(CUtensorMap_st)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::dispatch::mxfp8::group_quantize_kernel::group_quantize_mxfp8_kernel<false, false, false, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0, __nv_bfloat16, __nv_fp8_e4m3>(CUtensorMap_st)',
+     'cast', 'quantize'),
+    ('void transformer_engine::dispatch::mxfp8::group_quantize_kernel::update_tma_descriptors<float, __nv_fp8_e5m2>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, float const*)',
+     'other', 'unmatched'),
 ]
 
 
