@@ -433,12 +433,15 @@ SPLIT_FIXTURES = ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.p
 
 
 @pytest.mark.parametrize("name", SPLIT_FIXTURES)
-def test_windows_split_in_two_halves_change_nothing(name, monkeypatch):
-    """A Plan sweeps the two halves of a thread's windows apart (each with the calls around its own
-    windows): causes and labels must equal those of one sweep, here with every thread's windows
-    split (HALF_WINDOWS 1), near-call filtering on and off."""
+@pytest.mark.parametrize("part", [1 << 40, 97])
+def test_windows_split_in_parts_change_nothing(name, part, monkeypatch):
+    """A Plan sweeps the parts of a thread's windows apart (each with the calls around its own
+    windows) and sums each part's pieces as it ends: causes and labels must equal those of one
+    sweep, here with every thread's windows split in two (HALF_WINDOWS 1) or in parts of 97 windows
+    (PART_WINDOWS 97, several jobs per thread), near-call filtering on and off."""
     tr, _ = loaded(str(FIXTURES / name))
     st = steps.find_steps(tr)
+    monkeypatch.setattr(idle.causes, "PART_WINDOWS", part)
     for near in (idle.sweep.near_windows, lambda *a: None):
         monkeypatch.setattr(idle.sweep, "near_windows", near)
         monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1 << 40)
@@ -447,10 +450,13 @@ def test_windows_split_in_two_halves_change_nothing(name, monkeypatch):
         plan = idle.Plan(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
         assert plan.jobs and all(len(job) == 2 for job in plan.jobs), \
             "every thread's windows must have been split for the test to mean anything"
+        if part < 1 << 40:
+            assert len(plan.jobs) > len(plan.sel), "some thread's parts must span several jobs"
         split = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
         assert whole.causes[list(idle.CAUSE_COLUMNS)].to_numpy().sum() > 0
         pd.testing.assert_frame_equal(split.causes, whole.causes)
         pd.testing.assert_frame_equal(split.labels, whole.labels)
+        pd.testing.assert_frame_equal(split.gaps, whole.gaps)
 
 
 @pytest.mark.parametrize("name", SPLIT_FIXTURES)

@@ -385,18 +385,18 @@ def _layers(trace: Trace, st: Steps, codes: np.ndarray, kn, projections, keep_op
 
 def idle_causes(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
                 ranges: pd.DataFrame, alone: bool = False) -> idle.IdleCauses:
-    """idle.explain, the two halves of a launching thread's many gap windows swept beside each other
-    (0.35 -> 0.28 s on 1M kernels; the same pieces as one sweep); alone: one after the other."""
+    """idle.explain, the two parts of each job (of a launching thread's many gap windows) swept
+    beside each other (0.35 -> 0.28 s on 1M kernels; the same pieces as one sweep), each job's pieces
+    taken into the plan as it ends; alone: one after the other."""
     plan = idle.Plan(ops, table, launches, cpu_ops, ranges)
-    done = []
     for job in plan.jobs:
         if len(job) == 1:
-            done.append((plan.run(job[0]),))
+            plan.take(job, (plan.run(job[0]),))
             continue
         with beside(plan.run, job[1], name="traceattrib-idle-half", inline=alone) as later:
             first = plan.run(job[0])
-            done.append((first, later.result()))
-    return plan.finish(done)
+            plan.take(job, (first, later.result()))
+    return plan.finish()
 
 
 def sort_rows(trace: Trace) -> tuple[Trace, dict[str, np.ndarray]]:

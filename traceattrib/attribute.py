@@ -116,28 +116,33 @@ def step_runs(step: np.ndarray, nsteps: int, chunk_ops: int = CHUNK_OPS) -> Iter
         yield 0, nsteps, np.flatnonzero(m)
         return
     bounds = np.unique(np.r_[0, np.searchsorted(np.cumsum(per_step), np.arange(chunk_ops, total, chunk_ops)), nsteps])
-    run_of = np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
-    op_run = np.where(m, run_of[np.maximum(step, 0)], bounds.size - 1)
-    # small keys: numpy sorts them by radix, in one pass
-    order = np.argsort(op_run.astype(np.int16 if bounds.size < 2 ** 15 else np.int64), kind="stable")
-    at = np.r_[0, np.cumsum(np.bincount(op_run, minlength=bounds.size))]
+    # each op's run as a small key (ops outside steps after the last run), with no temporary of
+    # int64 per op beyond one: numpy sorts small keys by radix, in one pass
+    key = np.int16 if bounds.size < 2 ** 15 else np.int64
+    run_of = np.repeat(np.arange(bounds.size - 1, dtype=key), np.diff(bounds))
+    op_run = run_of[np.where(m, step, 0)]
+    op_run[~m] = bounds.size - 1
+    order = np.argsort(op_run, kind="stable")
+    del op_run
+    at = np.r_[0, np.cumsum(np.add.reduceat(per_step, bounds[:-1]))]  # where each run's rows begin
     for c in range(bounds.size - 1):
         yield int(bounds[c]), int(bounds[c + 1]), order[at[c]:at[c + 1]]
 
 
 def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list[tuple[np.ndarray, int]],
                          step: np.ndarray, step_start_ns: np.ndarray, step_span_ns: np.ndarray,
-                         chunk_ops: int = CHUNK_OPS) -> list[tuple[np.ndarray, np.ndarray]]:
+                         chunk_ops: int = CHUNK_OPS,
+                         runs: list[tuple[int, int, np.ndarray]] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per coding (code, ncodes) of the same ops, per step and category (nsteps x ncodes, ns): the
     union of the category's ops and the time when it alone runs, for ops [start_ns, end_ns) of
     category `code` (0..ncodes-1) in step `step` (row into step_start_ns / step_span_ns; ops with
     step < 0 are left out). What breakdown does for buckets, for any grouping of ops (layers,
     modules); the ops are laid out and merged into the segments of their union once for all codings,
-    about chunk_ops ops (whole steps) at a time (step_runs)."""
+    about chunk_ops ops (whole steps) at a time (step_runs; `runs`: those already made)."""
     nsteps = len(step_start_ns)
     step = np.asarray(step, np.int64)
     out = [(np.zeros((nsteps, n), np.int64), np.zeros((nsteps, n), np.int64)) for _, n in codings]
-    for lo, hi, rows in step_runs(step, nsteps, chunk_ops):
+    for lo, hi, rows in runs if runs is not None else step_runs(step, nsteps, chunk_ops):
         seg = _segments_of(start_ns, end_ns, rows, step, step_start_ns, step_span_ns, lo, hi)
         for (time, exposed), (code, ncodes) in zip(out, codings):
             time[lo:hi], exposed[lo:hi] = seg.times(np.asarray(code)[rows].astype(np.int64), ncodes)

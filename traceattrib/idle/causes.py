@@ -21,10 +21,13 @@ from .rules import IdleRules, load_rules
 from .summary import explain_notes
 from .threads import Threads, thread_codes
 
-# a thread with at least twice this many gap windows has them swept in two halves, which a caller
-# may run beside each other (below that a second thread costs more than it saves); each half's
-# sweep takes the calls around its own windows only, so the pieces are the same
+# a thread with at least twice this many gap windows has them swept in parts, two at a time, which a
+# caller may run beside each other (below that a second thread costs more than it saves); each
+# part's sweep takes the calls around its own windows only, so the pieces are the same
 HALF_WINDOWS = 1 << 15
+# at most this many windows per part: a part's pieces are summed into the plan as it ends, so what a
+# long trace holds at once is a part's sweep, not every window's pieces
+PART_WINDOWS = 1 << 18
 
 
 @dataclass
@@ -88,13 +91,16 @@ def explain(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_
     trace's tables (model.py).
     """
     plan = Plan(ops, table, launches, cpu_ops, ranges, rules)
-    return plan.finish([tuple(plan.run(s) for s in job) for job in plan.jobs])
+    for job in plan.jobs:
+        plan.take(job, tuple(plan.run(s) for s in job))
+    return plan.finish()
 
 
 class Plan:
     """One split of idle time into causes, prepared: the gaps of every step, the CPU tables by
-    thread, and `jobs`: per launching thread one sweep, or two halves that may run at once
-    (`run` only reads what the plan holds)."""
+    thread, and `jobs`: per launching thread one sweep, or its windows in parts, two to a job, that
+    may run at once (`run` only reads what the plan holds). Each job's pieces go to `take` as it
+    ends, in `jobs` order; `finish` then adds the synchronizing calls and makes the tables."""
 
     def __init__(self, ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, cpu_ops: pd.DataFrame,
                  ranges: pd.DataFrame, rules: IdleRules | None = None):
@@ -108,6 +114,11 @@ class Plan:
         self.gaps: gaps_.Gaps | None = None
         self.gap_sums = np.zeros((0, len(CAUSES)), np.int64)  # per gap of `gaps` (not queued), ns per cause
         self.threads: Threads | None = None
+        # per launching thread: its windows (sorted by start), and the named pieces of its host and
+        # sync time taken so far, as (step, cause, label, ns) and (gap, label, ns)
+        self.sel: dict[int, np.ndarray] = {}
+        self.label_parts: dict[int, list[tuple[np.ndarray, ...]]] = {}
+        self.gap_labels: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
         n_in_step = int(np.count_nonzero(step_all >= 0))
         if not (nsteps and n_in_step):
@@ -135,12 +146,15 @@ class Plan:
         for t in np.flatnonzero(np.bincount(g.thread[~none])):
             sel = np.flatnonzero(g.thread == t)
             sel = sel[np.argsort(g.a[sel], kind="stable")]  # sorted searches run faster
-            self.threads.calls(int(t))  # made here: runs of two halves at once only read it
+            self.threads.calls(int(t))  # made here: parts run at once only read it
+            self.sel[int(t)] = sel
+            self.label_parts[int(t)], self.gap_labels[int(t)] = [], []
             n = sel.size
-            if n < 2 * HALF_WINDOWS:
-                self.jobs.append((Sweep(int(t), sel, 0, n),))
-            else:
-                self.jobs.append((Sweep(int(t), sel, 0, n // 2), Sweep(int(t), sel, n // 2, n)))
+            parts = 1 if n < 2 * HALF_WINDOWS else max(2, -(-n // PART_WINDOWS))
+            parts += parts % 2 if parts > 1 else 0  # whole pairs: every job has two to run at once
+            bounds = [n * k // parts for k in range(parts + 1)]
+            sweeps = [Sweep(int(t), sel, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+            self.jobs += [tuple(sweeps[k:k + 2]) for k in range(0, len(sweeps), 2)]
 
     def run(self, s: Sweep) -> Pieces:
         """The pieces of one sweep (window indices among its thread's windows)."""
@@ -148,27 +162,32 @@ class Plan:
         qi, cause, label, ns = pieces(self.threads, s.t, self.gaps.a[w], self.gaps.b[w], self.rules)
         return Pieces(qi + s.lo, cause, label, ns)
 
-    def finish(self, done: list[tuple[Pieces, ...]]) -> IdleCauses:
-        """The causes and labels from the pieces of every job (in `jobs` order)."""
-        label_parts: list[tuple[np.ndarray, ...]] = []
-        gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (gap, packed label, ns)
-        for job, got in zip(self.jobs, done):
-            t, sel = job[0].t, job[0].sel
-            wstep = self.gaps.step[sel]
-            # each sweep's pieces as they are: joining the halves first would copy every piece
-            # (the labels and sums come out the same: they are joined or summed in this order below)
-            parts = [(p.qi, p.cause, p.label, p.ns) for p in got]
+    def take(self, job: tuple[Sweep, ...], got: tuple[Pieces, ...]) -> None:
+        """Sums the pieces of one job (one per sweep of `job`) into the plan."""
+        for s, p in zip(job, got):
+            self._fold(s.t, p.qi, p.cause, p.label, p.ns)
+
+    def _fold(self, t: int, qi: np.ndarray, cause, label: np.ndarray, length: np.ndarray) -> None:
+        """Pieces of thread t's windows qi: their ns per step and gap and cause; the named ones kept."""
+        gap = self.sel[t][qi]
+        st_ = self.gaps.step[gap]
+        add(self.sums, st_, cause, length)
+        add(self.gap_sums, gap, cause, length)
+        lab = (cause == HOST) | (cause == SYNC)
+        self.label_parts[t].append((st_[lab], cause[lab], label[lab], length[lab]))
+        self.gap_labels[t].append((gap[lab], label[lab], length[lab]))
+
+    def finish(self) -> IdleCauses:
+        """The causes and labels, once every job's pieces are taken: each thread's time in
+        synchronizing calls after a launch moves from launch to sync."""
+        for t, sel in self.sel.items():
             qi, label, length = sweep.sync_pieces(self.threads, t, self.gaps.b[sel], self.gaps.g1[sel])
-            add(self.sums, wstep[qi], LAUNCH, -length)
+            add(self.sums, self.gaps.step[sel[qi]], LAUNCH, -length)
             add(self.gap_sums, sel[qi], LAUNCH, -length)
-            parts.append((qi, np.full(qi.size, SYNC), label, length))
-            for qi, cause, label, length in parts:
-                st_ = wstep[qi]
-                add(self.sums, st_, cause, length)
-                add(self.gap_sums, sel[qi], cause, length)
-                lab = (cause == HOST) | (cause == SYNC)
-                label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
-                gap_labels.append((sel[qi][lab], label[lab], length[lab]))
+            self._fold(t, qi, np.full(qi.size, SYNC), label, length)
+        # thread by thread, each in the order its pieces came: the labels come out as one sweep's
+        label_parts = [p for t in self.sel for p in self.label_parts[t]]
+        gap_labels = [p for t in self.sel for p in self.gap_labels[t]]
         if self.threads is not None:
             labels_tab = labels.table(label_parts, self.table, self.threads)
         else:
