@@ -2794,6 +2794,16 @@ CASES = [
      'cast', 'quantize'),
     ('void transformer_engine::dispatch::mxfp8::group_quantize_kernel::update_tma_descriptors<float, __nv_fp8_e5m2>(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, float const*)',
      'other', 'unmatched'),
+    # rounds 466-470 (vLLM 0.8.4, cuBLAS 12.6.4.1, cuDNN 9.3.0, FBGEMM 1.0.0): cuBLAS's dot product is a
+    # level-1 reduction like its nrm2 and asum, though its arguments name GEMV tensors; cuDNN's
+    # batch-norm-statistics GEMM (xmma's batchnorm::kernel_matmul) is the GEMM, its apply a norm
+    ('void dot_kernel<float, 128, 0, cublasDotParams<cublasGemvTensorStridedBatched<__half const>, cublasGemvTensorStridedBatched<float> > >(cublasDotParams<cublasGemvTensorStridedBatched<__half const>, cublasGemvTensorStridedBatched<float> >)',
+     'elementwise', 'reduction'),
+    ('void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float> >(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>, float, float)',
+     'linear', 'gemm'),
+    ('void xmma::ext::batchnorm::kernel_matmul<xmma::ext::batchnorm::bn_stats::dgrad::Kernel_traits<xmma::Ampere_hmma_fp32_traits<false>, xmma::Cta_tile<xmma::Ampere, 64, 256, 32, 1, 4, 1, 1>, xmma::implicit_gemm::Input_related<0, 0, 0, false>, 1> >(xmma::ext::batchnorm::Params)',
+     'linear', 'gemm'),
+    ('void xmma::ext::batchnorm::bn_apply_kernel<float>(int)', 'norm', 'norm'),
 ]
 
 
