@@ -460,12 +460,15 @@ def test_windows_split_in_parts_change_nothing(name, part, monkeypatch):
 
 
 @pytest.mark.parametrize("name", SPLIT_FIXTURES)
-def test_halves_run_beside_each_other_equal_the_halves_run_in_turn(name, monkeypatch):
-    """analysis.idle_causes runs the two halves of every job in two threads; idle.explain runs them
-    one after another: the same causes and labels (every thread split: HALF_WINDOWS 1)."""
+@pytest.mark.parametrize("part", [1 << 40, 97])
+def test_parts_run_beside_each_other_equal_the_parts_run_in_turn(name, part, monkeypatch):
+    """analysis.idle_causes runs the two parts of every job in two threads; idle.explain runs them
+    one after another: the same causes, labels and gaps (every thread split: HALF_WINDOWS 1; in
+    parts of 97 windows, several jobs per thread)."""
     tr, _ = loaded(str(FIXTURES / name))
     st = steps.find_steps(tr)
     monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1)
+    monkeypatch.setattr(idle.causes, "PART_WINDOWS", part)
     threads = []
     real = idle.Plan.run
 
@@ -481,6 +484,7 @@ def test_halves_run_beside_each_other_equal_the_halves_run_in_turn(name, monkeyp
     assert any(n.startswith("traceattrib-idle-half") for n in threads), "a half must have run in the second thread"
     pd.testing.assert_frame_equal(beside.causes, serial.causes)
     pd.testing.assert_frame_equal(beside.labels, serial.labels)
+    pd.testing.assert_frame_equal(beside.gaps, serial.gaps)
     assert beside.notes == serial.notes
 
 

@@ -117,7 +117,7 @@ def step_runs(step: np.ndarray, nsteps: int, chunk_ops: int = CHUNK_OPS) -> Iter
         return
     bounds = np.unique(np.r_[0, np.searchsorted(np.cumsum(per_step), np.arange(chunk_ops, total, chunk_ops)), nsteps])
     # each op's run as a small key (ops outside steps after the last run), with no temporary of
-    # int64 per op beyond one: numpy sorts small keys by radix, in one pass
+    # int64 per op beyond one: numpy sorts 16-bit keys by radix, in linear time
     key = np.int16 if bounds.size < 2 ** 15 else np.int64
     run_of = np.repeat(np.arange(bounds.size - 1, dtype=key), np.diff(bounds))
     op_run = run_of[np.where(m, step, 0)]
@@ -141,11 +141,14 @@ def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list
     about chunk_ops ops (whole steps) at a time (step_runs; `runs`: those already made)."""
     nsteps = len(step_start_ns)
     step = np.asarray(step, np.int64)
+    # converted once here, not once per run
+    start_ns, end_ns = np.asarray(start_ns, np.int64), np.asarray(end_ns, np.int64)
+    codings = [(np.asarray(code), ncodes) for code, ncodes in codings]
     out = [(np.zeros((nsteps, n), np.int64), np.zeros((nsteps, n), np.int64)) for _, n in codings]
     for lo, hi, rows in runs if runs is not None else step_runs(step, nsteps, chunk_ops):
         seg = _segments_of(start_ns, end_ns, rows, step, step_start_ns, step_span_ns, lo, hi)
         for (time, exposed), (code, ncodes) in zip(out, codings):
-            time[lo:hi], exposed[lo:hi] = seg.times(np.asarray(code)[rows].astype(np.int64), ncodes)
+            time[lo:hi], exposed[lo:hi] = seg.times(code[rows].astype(np.int64), ncodes)
     return out
 
 
@@ -171,7 +174,8 @@ def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray,
     One pass merges all intervals into the segments of their union (busy). A segment whose
     intervals are all of one bucket is that bucket's time and exposed time whole; only the
     segments where buckets meet (few, in traces: a step's kernels mostly run one after another)
-    are swept bucket by bucket (_add_mixed)."""
+    are swept bucket by bucket (_add_mixed). What breakdown makes of each run of steps, here for
+    any intervals at once: the property tests hold the segments to the definition through it."""
     seg = _Segments(s, e, step, nsteps)
     return (seg.busy, *seg.times(b, nb))
 

@@ -1,5 +1,6 @@
-"""Every kernel name the tests hold (held-out batches, labelled rows, rule cases): does it read the same cut to 1,024 characters (the longest
-name some exporters keep)? Prints the count and every name that reads otherwise.
+"""Every kernel name the tests hold (held-out batches, labelled rows, rule cases): does it read the
+same cut to 1,024 characters (the longest name some exporters keep)? Prints the count and every
+name that reads otherwise.
 
     PYTHONPATH=<tree> python bench/heldout/chk1024.py
 """

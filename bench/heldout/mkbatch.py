@@ -32,9 +32,13 @@ def main(out: str, files: list[str]) -> None:
                 if r.get("name") and r["name"] not in seen:
                     seen.add(r["name"])
                     rows.append((rnd, r["name"], r["bucket"], r["source"]))
+    bad = [r for r in rows if any(c in f for f in r for c in '\t\n"')]
+    if bad:
+        raise SystemExit(f"{len(bad)} rows hold a tab, newline or double quote, which the batch files keep "
+                         f"unquoted: {bad[0][1][:80]!r}")
     reads = classify.explain([r[1] for r in rows], classify.load_rules())["bucket"]
     with open(out, "w", newline="") as fh:
-        w = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n", escapechar=None)
+        w = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, lineterminator="\n")
         w.writerow(["round", "name", "bucket", "reads", "source"])
         for (rnd, name, bucket, source), read in zip(rows, reads):
             w.writerow([rnd, name, bucket, read, source])

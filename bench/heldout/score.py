@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         s = sum(r["bucket"] == b for r, b in zip(rs, got["bucket"]))
         le = sum(lenient(r["bucket"], b) for r, b in zip(rs, got["bucket"]))
         rnd = re.sub(r"\D", "", f.stem) or f.stem
-        src = rs[0]["source"].split()[0] if rs else ""
+        src = ((rs[0].get("source") or "").split() or [""])[0] if rs else ""
         print(f"{rnd}\t{len(rs)}\t{s}\t{le}\t{s / max(len(rs), 1):.1%}\t{le / max(len(rs), 1):.1%}\t{src}")
         tot = [tot[0] + len(rs), tot[1] + s, tot[2] + le]
         if a.misses:

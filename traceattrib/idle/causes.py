@@ -1,8 +1,8 @@
 """Every step's idle time split into causes: a `Plan` finds the gaps and groups the CPU tables,
-its `jobs` sweep each launching thread's gap windows (pieces of cause, name and ns), and `finish`
-sums the pieces per step and names the top ones. `explain` runs the jobs one after another; a
-caller with a second thread may run the two halves of a job beside each other (the pieces are the
-same). Times are int64 ns."""
+its `jobs` sweep each launching thread's gap windows (pieces of cause, name and ns), `take` sums
+each job's pieces per step and gap as it ends, and `finish` adds the synchronizing calls and names
+the top ones. `explain` runs the jobs one after another; a caller with a second thread may run the
+two parts of a job beside each other (the pieces are the same). Times are int64 ns."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -25,8 +25,8 @@ from .threads import Threads, thread_codes
 # caller may run beside each other (below that a second thread costs more than it saves); each
 # part's sweep takes the calls around its own windows only, so the pieces are the same
 HALF_WINDOWS = 1 << 15
-# at most this many windows per part: a part's pieces are summed into the plan as it ends, so what a
-# long trace holds at once is a part's sweep, not every window's pieces
+# at most this many windows per part: a job's pieces are summed into the plan as it ends, so a long
+# trace holds one job's sweeps at a time, and of the pieces before only the named host and sync ones
 PART_WINDOWS = 1 << 18
 
 
@@ -114,11 +114,12 @@ class Plan:
         self.gaps: gaps_.Gaps | None = None
         self.gap_sums = np.zeros((0, len(CAUSES)), np.int64)  # per gap of `gaps` (not queued), ns per cause
         self.threads: Threads | None = None
-        # per launching thread: its windows (sorted by start), and the named pieces of its host and
-        # sync time taken so far, as (step, cause, label, ns) and (gap, label, ns)
+        # per launching thread its windows (sorted by start); the named pieces of host and sync time
+        # taken so far, as (step, cause, label, ns) and (gap, label, ns): the labels and gap tables
+        # sort and sum them on their whole keys, so the order they come in does not matter
         self.sel: dict[int, np.ndarray] = {}
-        self.label_parts: dict[int, list[tuple[np.ndarray, ...]]] = {}
-        self.gap_labels: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.label_parts: list[tuple[np.ndarray, ...]] = []
+        self.gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         step_all = ops["step"].to_numpy(np.int64) if len(ops) else np.zeros(0, np.int64)
         n_in_step = int(np.count_nonzero(step_all >= 0))
         if not (nsteps and n_in_step):
@@ -148,7 +149,6 @@ class Plan:
             sel = sel[np.argsort(g.a[sel], kind="stable")]  # sorted searches run faster
             self.threads.calls(int(t))  # made here: parts run at once only read it
             self.sel[int(t)] = sel
-            self.label_parts[int(t)], self.gap_labels[int(t)] = [], []
             n = sel.size
             parts = 1 if n < 2 * HALF_WINDOWS else max(2, -(-n // PART_WINDOWS))
             parts += parts % 2 if parts > 1 else 0  # whole pairs: every job has two to run at once
@@ -174,8 +174,8 @@ class Plan:
         add(self.sums, st_, cause, length)
         add(self.gap_sums, gap, cause, length)
         lab = (cause == HOST) | (cause == SYNC)
-        self.label_parts[t].append((st_[lab], cause[lab], label[lab], length[lab]))
-        self.gap_labels[t].append((gap[lab], label[lab], length[lab]))
+        self.label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
+        self.gap_labels.append((gap[lab], label[lab], length[lab]))
 
     def finish(self) -> IdleCauses:
         """The causes and labels, once every job's pieces are taken: each thread's time in
@@ -185,11 +185,9 @@ class Plan:
             add(self.sums, self.gaps.step[sel[qi]], LAUNCH, -length)
             add(self.gap_sums, sel[qi], LAUNCH, -length)
             self._fold(t, qi, np.full(qi.size, SYNC), label, length)
-        # thread by thread, each in the order its pieces came: the labels come out as one sweep's
-        label_parts = [p for t in self.sel for p in self.label_parts[t]]
-        gap_labels = [p for t in self.sel for p in self.gap_labels[t]]
+        gap_labels = self.gap_labels
         if self.threads is not None:
-            labels_tab = labels.table(label_parts, self.table, self.threads)
+            labels_tab = labels.table(self.label_parts, self.table, self.threads)
         else:
             labels_tab = pd.DataFrame(columns=LABEL_COLUMNS)
         causes = pd.DataFrame({c: self.sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
