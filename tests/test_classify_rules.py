@@ -2804,6 +2804,18 @@ CASES = [
     ('void xmma::ext::batchnorm::kernel_matmul<xmma::ext::batchnorm::bn_stats::dgrad::Kernel_traits<xmma::Ampere_hmma_fp32_traits<false>, xmma::Cta_tile<xmma::Ampere, 64, 256, 32, 1, 4, 1, 1>, xmma::implicit_gemm::Input_related<0, 0, 0, false>, 1> >(xmma::ext::batchnorm::Params)',
      'linear', 'gemm'),
     ('void xmma::ext::batchnorm::bn_apply_kernel<float>(int)', 'norm', 'norm'),
+    # rounds 476-480 (vLLM 0.5.3, sgl-kernel 0.1.4, cuDNN 8.9.7, ONNX Runtime 1.15.0, xFormers 0.0.21): cuDNN's
+    # layout transforms convert when their first two template types differ, whatever the types
+    ('void cudnn::engines_precompiled::transposeDirect_kernel<double, float, double>(double, cudnnTensorStruct, double const*, cudnnTensorStruct, float*)',
+     'cast', 'layout-cast'),
+    ('void cudnn::engines_precompiled::transposeDirect_kernel<__half, __half, float>(float, cudnnTensorStruct, __half const*, cudnnTensorStruct, __half*)',
+     'elementwise', 'layout-copy'),
+    ('void tensorTransformGeneric<signed char, double, double, false, false, false, (cudnnKernelDataType_t)2>(cudnnTensorTransformStruct, tensorTransformParams, int, unsigned long, signed char const*, double*)',
+     'cast', 'layout-cast'),
+    ('void cudnn::fusion::nchwToNhwcKernel_16_bit<unsigned short, unsigned short, float, false, true>(int)',
+     'elementwise', 'layout-copy'),
+    ('void cuInt8::nhwcToNchwKernel<float>(int, int, int, int, int, int, int, int, float const*, float*)',
+     'elementwise', 'layout-copy'),
 ]
 
 
