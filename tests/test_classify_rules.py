@@ -2816,6 +2816,15 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('void cuInt8::nhwcToNchwKernel<float>(int, int, int, int, int, int, int, int, float const*, float*)',
      'elementwise', 'layout-copy'),
+    # rounds 481-485 (cuDNN 9.0.0, xFormers 0.0.20, vLLM 0.5.1, LMDeploy 0.6.4, TE 2.15.0): cuDNN's fused
+    # attention backward computes dQ (dK, dV) in matmuls of its own: attention, as eight labels say;
+    # its divisive normalization is a norm
+    ('void cudnn::fusion::matmul_dq_sm80<false, 128>(void const*, void const*, void*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int)',
+     'attention', 'attention'),
+    ('void cudnn::fusion::matmul_kernel<float>(int)', 'linear', 'gemm'),
+    ('void cudnn::divNorm_fw_45d_kernel<double, double, false>(cudnnTensorStruct, double const*, double const*, double*, double*, double*, double, double, cudnnLRNStruct)',
+     'norm', 'norm'),
+    ('void divNormalize_kernel<float>(int)', 'other', 'unmatched'),
 ]
 
 
