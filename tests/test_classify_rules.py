@@ -1417,7 +1417,7 @@ CASES = [
     ("fused_chunk_matmul_kernel", "linear", "gemm"),
     ("fused_chunk_scan_kernel", "other", "ssm"),
     ("void tcgen05_transpose_kernel<__nv_bfloat16>(Params)", "elementwise", "layout-copy"),
-    ("hadamard_transform_tcgen05_kernel", "elementwise", "hadamard"),
+    ("hadamard_transform_tcgen05_kernel", "linear", "hadamard-mma"),
     ("void bwd_dkdv_kernel<cutlass::bfloat16_t, 128>(Params)", "attention", "attention"),
     ("fake_quant_bwd_dq_kernel", "cast", "quantize"),
     ("raft::spatial::knn::detail::fusedL2kNN<float>", "linear", "distance-gemm"),
@@ -2825,6 +2825,14 @@ CASES = [
     ('void cudnn::divNorm_fw_45d_kernel<double, double, false>(cudnnTensorStruct, double const*, double const*, double*, double*, double*, double, double, cudnnLRNStruct)',
      'norm', 'norm'),
     ('void divNormalize_kernel<float>(int)', 'other', 'unmatched'),
+    # Hadamard transforms done as tensor-core matrix products are GEMM-class work, as twelve blind
+    # labels over nine rounds read HadaCore's and Transformer Engine's; Dao's butterfly stays elementwise
+    ('void hadacore::hadamard_transform_kernel<2l, 1l, 1l, 24l, true, (c10::ScalarType)15>(unsigned short*, unsigned short*, int)',
+     'linear', 'hadamard-mma'),
+    ('void transformer_engine::(anonymous namespace)::HadamardAmaxTmaKernel<__nv_bfloat16, 16, 128, 128, 64, 64, 128, 1, false, true, true>(CUtensorMap_st, float*, float*, float*, unsigned short, unsigned short, unsigned long, unsigned long)',
+     'linear', 'hadamard-mma'),
+    ('void fast_hadamard_transform_kernel<fast_hadamard_transform_kernel_traits<1, 3, float> >(HadamardParamsBase)',
+     'elementwise', 'hadamard'),
 ]
 
 
