@@ -859,7 +859,7 @@ CASES = [
     ("insert_kv_kernel", "attention", "kv-cache-write"),
     ("swa_cache_insert_kernel", "attention", "kv-cache-write"),
     ("kv_scatter_kernel_i32", "attention", "kv-cache-write"),
-    ("lru_cache_insert_kernel", "other", "unmatched"),
+    ("lru_cache_insert_kernel", "elementwise", "data-movement"),
     ("void mxnet::op::mxnet_op::mxnet_generic_kernel<mxnet::op::normal_kernel<float>, float*>(int, float*)",
      "other", "unmatched"),
     ("MIOpenConvBwdB", "other", "unmatched"),
@@ -2833,6 +2833,20 @@ CASES = [
      'linear', 'hadamard-mma'),
     ('void fast_hadamard_transform_kernel<fast_hadamard_transform_kernel_traits<1, 3, float> >(HadamardParamsBase)',
      'elementwise', 'hadamard'),
+    # rounds 486-490 (cuDNN 9.4.0, FBGEMM 1.3.0, vLLM 0.11.1, sglang-kernel 0.4.10, torchao 0.8.0): FBGEMM's
+    # embedding-cache inserts and flushes, index bounds checks and linearization, segment packing and
+    # batched index reorders move data (about thirty labels over six rounds); its calibration is arithmetic
+    ('void (anonymous namespace)::lru_cache_insert_kernel<float, c10::Half>(at::GenericPackedTensorAccessor<float, 1ul, at::RestrictPtrTraits, long>)',
+     'elementwise', 'data-movement'),
+    ('void bounds_check_indices_kernel_v2<int, true, (fbgemm_gpu::BoundsCheckMode)2>(at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::pack_segments_cuda_v2_kernel<long, c10::Half>(c10::Half const*, long)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::reorder_batched_ad_indices_kernel<int, long>(at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::histogram_binning_calibration_by_feature_kernel<float, long>(long, long, long, double, double, long, double, float const*, long const*, double const*, double const*, float*, long*)',
+     'elementwise', 'arith'),
+    ('void (anonymous namespace)::lru_cache_find_uncached_kernel<long>(int)', 'other', 'unmatched'),
 ]
 
 
