@@ -2847,6 +2847,12 @@ CASES = [
     ('void fbgemm_gpu::histogram_binning_calibration_by_feature_kernel<float, long>(long, long, long, double, double, long, double, float const*, long const*, double const*, double const*, float*, long*)',
      'elementwise', 'arith'),
     ('void (anonymous namespace)::lru_cache_find_uncached_kernel<long>(int)', 'other', 'unmatched'),
+    # rounds 491-495 (cuDNN 9.1.1, FBGEMM 0.7.0, TE 1.13.0, vLLM 0.7.1, LMDeploy 0.5.0): cuDNN's direct 1-D
+    # convolution is a convolution (two labels); its c1_k1 kernel (one channel per group) is not
+    ('void cudnn::cnn::conv1D_NCHW<float, float, 256, 2, 1, false, true>(float*, float const*, float const*, int, int, int, int, int, float, float)',
+     'linear', 'convolution'),
+    ('void cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_kernel<float, float, float, float, 256, 2, false, false, 2, 2>(cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_args<float>)',
+     'other', 'unmatched'),
 ]
 
 
