@@ -2853,6 +2853,18 @@ CASES = [
      'linear', 'convolution'),
     ('void cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_kernel<float, float, float, float, 256, 2, false, false, 2, 2>(cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_args<float>)',
      'other', 'unmatched'),
+    # rounds 496-500 (cuDNN 9.2.0, FBGEMM 0.6.0, vLLM 0.6.1, TE 1.11.0, ORT 1.18.1): FBGEMM's permute of pooled
+    # embeddings is a permute, not pooling; its jagged outer product a GEMM-class product (four labels);
+    # ORT's reorder of past KV states for beam search is attention's
+    ('void permute_pooled_embs_kernel<float>(float const*, long const*, long const*, long const*, float*, long, long, long)',
+     'elementwise', 'layout-copy'),
+    ('void max_pool_forward_nchw<float>(int)', 'other', 'pooling'),
+    ('void fbgemm_gpu::outer_prod_jagged_2d_output<long, float>(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>)',
+     'linear', 'gemm'),
+    ('onnxruntime::contrib::cuda::ReorderPastStatesKernel(float4*, float4 const*, int, int, int, int)',
+     'attention', 'ort-attention'),
+    ('void fbgemm_gpu::generic_histogram_binning_calibration_by_feature_kernel<float, long>(long, long, long, double, long, double, float const*, long const*, double const*, double const*, double const*, float*, long*)',
+     'elementwise', 'arith'),
 ]
 
 
