@@ -2865,6 +2865,15 @@ CASES = [
      'attention', 'ort-attention'),
     ('void fbgemm_gpu::generic_histogram_binning_calibration_by_feature_kernel<float, long>(long, long, long, double, long, double, float const*, long const*, double const*, double const*, double const*, float*, long*)',
      'elementwise', 'arith'),
+    # rounds 501-505 (cuDNN 9.5.0, FBGEMM 0.5.0, TE 1.10.0, ORT 1.19.0, vLLM 0.5.2): reorders of a GEMM's bias
+    # or B matrix into the tensor-core layout move data, like the filter reorders; cuDNN's warp
+    # transpose converts when its two types differ
+    ('cudnn::gemm::reorderImma8816Bias(cudnn::gemm::ReorderImma8816BiasParams)', 'elementwise', 'layout-copy'),
+    ('cask_trt::reorderImma16832MatrixB(cask_trt::ReorderImmaMatrixBParams)', 'elementwise', 'layout-copy'),
+    ('void transposeWarp_kernel<float, __half, float, 8, 16, 1>(int, int, int, float, float const*, __half*)',
+     'cast', 'layout-cast'),
+    ('void transposeWarp_kernel<float, float, float, 16, 8, 1>(int, int, int, float, float const*, float*)',
+     'elementwise', 'layout-copy'),
 ]
 
 
