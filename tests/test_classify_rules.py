@@ -2874,6 +2874,21 @@ CASES = [
      'cast', 'layout-cast'),
     ('void transposeWarp_kernel<float, float, float, 16, 8, 1>(int, int, int, float, float const*, float*)',
      'elementwise', 'layout-copy'),
+    # rounds 506-510 (sgl-kernel 0.3.1, LMDeploy 0.4.0, ORT 1.20.0, cuBLAS 12.5.3, cuSPARSELt 0.7.1): cuSPARSELt's
+    # 2:4 pruning and its check are elementwise (names starting with an enable_if return type); cuBLAS's
+    # reference rotations, reverse row swaps and iamin are level-1 work, its workspace init no GEMM;
+    # ORT's key-cache expansion is attention's
+    ('std::enable_if<cusparse::(anonymous namespace)::sizeof_bits<__nv_bfloat16>::value>=(8), void>::type cusparselt::pruning_check_kernel<64u, 8u, __nv_bfloat16>(__nv_bfloat16 const*, int*, long, long, long, int, long)',
+     'elementwise', 'sparsity-prune'),
+    ('void cusparselt::pruning_kernel<64u, 8u, (cusparselt::(anonymous namespace)::Sparsity)0, true>(__nv_fp4_e2m1 const*, __nv_fp4_e2m1*, long, long, long, long)',
+     'elementwise', 'sparsity-prune'),
+    ('void rot_kernel_ref<double2, double, double2, double2>(cublasRotParamsRef<double2, double, double2>)',
+     'elementwise', 'data-movement'),
+    ('void iamin_kernel<int, double2, double, 128>(cublasIaminParams<int, double2, double>)', 'elementwise', 'reduction'),
+    ('void cask_plugin__5x_cublas::xmma__5x_cublas::init_device_workspace_kernel<xmma__5x_cublas::gemm::Warp_specialized_params_nontemplate>(xmma__5x_cublas::gemm::Warp_specialized_params_nontemplate)',
+     'elementwise', 'data-movement'),
+    ('void onnxruntime::contrib::cuda::KeyCacheExpansionKernel<int>(int const*, int*, int, int, int)',
+     'attention', 'ort-attention'),
 ]
 
 
