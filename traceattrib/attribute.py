@@ -80,18 +80,11 @@ def breakdown(steps: Steps, bucket_codes: np.ndarray, comm_names: pd.Series | No
     nsteps = len(tab)
     span = (tab["end_ns"] - tab["start_ns"]).to_numpy(np.int64)
     step = ops["step"].to_numpy(np.int64)
-    s_all, e_all = ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64)
-    base = tab["start_ns"].to_numpy(np.int64)
-    busy = np.zeros(nsteps, np.int64)
-    time, exposed, count = (np.zeros((nsteps, nb), np.int64) for _ in range(3))
-    # runs of whole steps, each laid end to end on a synthetic timeline (_segments_of): one pass per
-    # union serves all steps of a run exactly, and a long trace's sorted copies stay a run long
-    for lo, hi, rows in step_runs(step, nsteps, chunk_ops):
-        seg = _segments_of(s_all, e_all, rows, step, base, span, lo, hi)
-        b = bucket_codes[rows]
-        busy[lo:hi] = seg.busy
-        time[lo:hi], exposed[lo:hi] = seg.times(b, nb)
-        count[lo:hi] = np.bincount((step[rows] - lo) * nb + b, minlength=(hi - lo) * nb).reshape(hi - lo, nb)
+    runs = list(step_runs(step, nsteps, chunk_ops))
+    busy, ((time, exposed),) = _unions(ops["start_ns"].to_numpy(np.int64), ops["end_ns"].to_numpy(np.int64),
+                                       [(bucket_codes, nb)], step, tab["start_ns"].to_numpy(np.int64), span, runs)
+    count = step_code_counts(step, bucket_codes, nb, nsteps, runs).reshape(nsteps, nb)
+    del runs
     cols = {"span_ns": span, "busy_ns": busy, "idle_ns": span - busy, "overlap_ns": busy - exposed.sum(axis=1)}
     for j, name in enumerate(ALL_BUCKETS):
         cols.update({f"{name}_time_ns": time[:, j], f"{name}_exposed_ns": exposed[:, j], f"{name}_count": count[:, j]})
@@ -139,16 +132,41 @@ def category_unions_many(start_ns: np.ndarray, end_ns: np.ndarray, codings: list
     step < 0 are left out). What breakdown does for buckets, for any grouping of ops (layers,
     modules); the ops are laid out and merged into the segments of their union once for all codings,
     about chunk_ops ops (whole steps) at a time (step_runs; `runs`: those already made)."""
-    nsteps = len(step_start_ns)
     step = np.asarray(step, np.int64)
+    runs = runs if runs is not None else step_runs(step, len(step_start_ns), chunk_ops)
+    return _unions(start_ns, end_ns, codings, step, step_start_ns, step_span_ns, runs)[1]
+
+
+def _unions(start_ns, end_ns, codings: list[tuple[np.ndarray, int]], step: np.ndarray, step_start_ns,
+            step_span_ns, runs) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """(busy ns per step, category_unions_many's (time, exposed) per coding), each run of `runs`
+    (step_runs of `step`) laid end to end on a synthetic timeline (_segments_of): one pass per union
+    serves all steps of a run exactly."""
+    nsteps = len(step_start_ns)
     # converted once here, not once per run
     start_ns, end_ns = np.asarray(start_ns, np.int64), np.asarray(end_ns, np.int64)
     codings = [(np.asarray(code), ncodes) for code, ncodes in codings]
+    busy = np.zeros(nsteps, np.int64)
     out = [(np.zeros((nsteps, n), np.int64), np.zeros((nsteps, n), np.int64)) for _, n in codings]
-    for lo, hi, rows in runs if runs is not None else step_runs(step, nsteps, chunk_ops):
+    for lo, hi, rows in runs:
         seg = _segments_of(start_ns, end_ns, rows, step, step_start_ns, step_span_ns, lo, hi)
+        busy[lo:hi] = seg.busy
         for (time, exposed), (code, ncodes) in zip(out, codings):
             time[lo:hi], exposed[lo:hi] = seg.times(code[rows].astype(np.int64), ncodes)
+    return busy, out
+
+
+def step_code_counts(step: np.ndarray, code: np.ndarray, ncodes: int, nsteps: int,
+                     runs: list[tuple[int, int, np.ndarray]]) -> np.ndarray:
+    """Ops per step and code (step * ncodes + code, flat), for the ops of `runs` (step_runs of
+    `step`); counted a run of whole steps at a time, so the keys of a long trace are never all made
+    at once."""
+    out = np.zeros(nsteps * ncodes, np.int64)
+    for lo, hi, rows in runs:
+        key = step[rows] - lo
+        key *= ncodes
+        key += code[rows]
+        out[lo * ncodes:hi * ncodes] = np.bincount(key, minlength=(hi - lo) * ncodes)
     return out
 
 
@@ -160,8 +178,7 @@ def _segments_of(start_ns, end_ns, rows: np.ndarray, step: np.ndarray, step_star
     offset = np.zeros(hi - lo + 1, np.int64)
     offset[1:] = np.cumsum(np.asarray(step_span_ns, np.int64)[lo:hi] + 1)
     shift = (offset[:-1] - np.asarray(step_start_ns, np.int64)[lo:hi])[sid]
-    return _Segments(np.asarray(start_ns, np.int64)[rows] + shift, np.asarray(end_ns, np.int64)[rows] + shift,
-                     sid, hi - lo)
+    return _Segments(start_ns[rows] + shift, end_ns[rows] + shift, sid, hi - lo)
 
 
 def bucket_unions(s: np.ndarray, e: np.ndarray, b: np.ndarray, step: np.ndarray, nsteps: int,

@@ -14,6 +14,9 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from score import rows as tsv_rows  # noqa: E402
+
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 
 
@@ -21,10 +24,8 @@ def labelled(extra: list[str]) -> dict[str, str]:
     """name -> label (the last one read wins)."""
     out: dict[str, str] = {}
     for f in sorted(DATA.glob("heldout_*.tsv")) + [Path(e) for e in extra]:
-        with open(f, newline="") as fh:
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                if r.get("name"):
-                    out[r["name"]] = r["bucket"]
+        for r in tsv_rows(f):
+            out[r["name"]] = r["bucket"]
     with open(DATA / "labelled_kernels.csv", newline="") as fh:
         for r in csv.DictReader(fh):
             out[r["name"]] = r["bucket"]

@@ -13,25 +13,22 @@ import re
 import sys
 from pathlib import Path
 
+from score import rows as tsv_rows
+
 from traceattrib import classify
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 
 
 def main(out: str, files: list[str]) -> None:
-    seen: set[str] = set()
-    for f in DATA.glob("heldout_*.tsv"):
-        if f.resolve() != Path(out).resolve():
-            with open(f, newline="") as fh:
-                seen |= {r["name"] for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)}
+    seen = {r["name"] for f in DATA.glob("heldout_*.tsv") if f.resolve() != Path(out).resolve() for r in tsv_rows(f)}
     rows = []
     for f in files:
         rnd = re.sub(r"\D", "", Path(f).stem)
-        with open(f, newline="") as fh:
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
-                if r.get("name") and r["name"] not in seen:
-                    seen.add(r["name"])
-                    rows.append((rnd, r["name"], r["bucket"], r["source"]))
+        for r in tsv_rows(Path(f)):
+            if r["name"] not in seen:
+                seen.add(r["name"])
+                rows.append((rnd, r["name"], r["bucket"], r["source"]))
     bad = [r for r in rows if any(c in f for f in r for c in '\t\n"')]
     if bad:
         raise SystemExit(f"{len(bad)} rows hold a tab, newline or double quote, which the batch files keep "

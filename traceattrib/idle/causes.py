@@ -167,12 +167,17 @@ class Plan:
         for s, p in zip(job, got):
             self._fold(s.t, p.qi, p.cause, p.label, p.ns)
 
-    def _fold(self, t: int, qi: np.ndarray, cause, label: np.ndarray, length: np.ndarray) -> None:
-        """Pieces of thread t's windows qi: their ns per step and gap and cause; the named ones kept."""
+    def _fold(self, t: int, qi: np.ndarray, cause, label: np.ndarray, length: np.ndarray,
+              moved_from: int | None = None) -> None:
+        """Pieces of thread t's windows qi: their ns per step and gap and cause (taken from cause
+        `moved_from`, when given); the named ones kept."""
         gap = self.sel[t][qi]
         st_ = self.gaps.step[gap]
         add(self.sums, st_, cause, length)
         add(self.gap_sums, gap, cause, length)
+        if moved_from is not None:
+            add(self.sums, st_, moved_from, -length)
+            add(self.gap_sums, gap, moved_from, -length)
         lab = (cause == HOST) | (cause == SYNC)
         self.label_parts.append((st_[lab], cause[lab], label[lab], length[lab]))
         self.gap_labels.append((gap[lab], label[lab], length[lab]))
@@ -182,10 +187,7 @@ class Plan:
         synchronizing calls after a launch moves from launch to sync."""
         for t, sel in self.sel.items():
             qi, label, length = sweep.sync_pieces(self.threads, t, self.gaps.b[sel], self.gaps.g1[sel])
-            add(self.sums, self.gaps.step[sel[qi]], LAUNCH, -length)
-            add(self.gap_sums, sel[qi], LAUNCH, -length)
-            self._fold(t, qi, np.full(qi.size, SYNC), label, length)
-        gap_labels = self.gap_labels
+            self._fold(t, qi, np.full(qi.size, SYNC), label, length, moved_from=LAUNCH)
         if self.threads is not None:
             labels_tab = labels.table(self.label_parts, self.table, self.threads)
         else:
@@ -193,7 +195,7 @@ class Plan:
         causes = pd.DataFrame({c: self.sums[:, i] for i, c in enumerate(CAUSE_COLUMNS)})
         causes[QUEUED_COLUMN] = self.queued
         notes = explain_notes(causes, labels_tab, self.has_launches) if self.threads is not None else []
-        return IdleCauses(causes=causes, labels=labels_tab, notes=notes, gaps_of=partial(self.gap_table, gap_labels))
+        return IdleCauses(causes=causes, labels=labels_tab, notes=notes, gaps_of=partial(self.gap_table, self.gap_labels))
 
     def gap_table(self, gap_labels: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
                   rows: np.ndarray | None = None) -> pd.DataFrame:

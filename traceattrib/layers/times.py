@@ -58,7 +58,7 @@ def concat(parts: list[Times]) -> Times | None:
 def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: np.ndarray,
           buckets: tuple[str, ...]) -> Times:
     """The unions of every layer, layer and bucket, layer and module, and module of every step."""
-    from ..attribute import category_unions_many, step_runs
+    from ..attribute import category_unions_many, step_code_counts, step_runs
 
     step = ops["step"].to_numpy(np.int64)
     keep = (step >= 0) & (a.layer != NO_STEP) & (a.module >= 0)
@@ -81,8 +81,8 @@ def times(a: Assignment, ops: pd.DataFrame, table: pd.DataFrame, bucket_codes: n
     (lt, _), (lbt, _), (lmt, _), (mt, mx) = category_unions_many(
         s, e, [(lay, nl), (lb_code, lb_pairs.size), (lm_code, lm_pairs.size), (module, nm)],
         st, start, span, runs=runs)
-    lmc = _counts(st, lm_code, lm_pairs.size, len(table), runs)
-    mc = _counts(st, module, nm, len(table), runs)
+    lmc = step_code_counts(st, lm_code, lm_pairs.size, len(table), runs)
+    mc = step_code_counts(st, module, nm, len(table), runs)
     del runs
     si, li = np.nonzero(lt > 0)
     layers = pd.DataFrame({"rank": rank[si], "step": index[si], "layer": li - 1, "type": _type_of(a, si, li),
@@ -146,20 +146,6 @@ def _per_kind(table: pd.DataFrame, lmt: np.ndarray, lmc: np.ndarray, pairs: np.n
                          "warmup": (gi % 2).astype(bool), "layer": pair // nm - 1,
                          "module": pd.Categorical.from_codes(pair % nm, names),
                          "time_ns": t[row, pi], "count": c[row, pi]})
-
-
-def _counts(step: np.ndarray, code: np.ndarray, ncodes: int, nsteps: int,
-            runs: list[tuple[int, int, np.ndarray]]) -> np.ndarray:
-    """Ops per step and code (step * ncodes + code, flat), for the ops of `runs` (attribute.step_runs
-    of `step`); counted a run of whole steps at a time, so the keys of a long trace are never all
-    made at once."""
-    out = np.zeros(nsteps * ncodes, np.int64)
-    for lo, hi, rows in runs:
-        key = step[rows] - lo
-        key *= ncodes
-        key += code[rows]
-        out[lo * ncodes:hi * ncodes] = np.bincount(key, minlength=(hi - lo) * ncodes)
-    return out
 
 
 def _pair(first: np.ndarray, n: int, second: np.ndarray, keep: np.ndarray) -> np.ndarray:
