@@ -578,7 +578,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_491_495.tsv", 245, 5, 237),
                                                         ("heldout_496_500.tsv", 271, 5, 253),
                                                         ("heldout_501_505.tsv", 269, 5, 257),
-                                                        ("heldout_506_510.tsv", 157, 5, 153)])
+                                                        ("heldout_506_510.tsv", 157, 5, 153),
+                                                        ("heldout_511_515.tsv", 292, 5, 285)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -2156,7 +2156,7 @@ CASES = [
      'linear', 'linear-named'),
     ('void ampere_lstm_tile16<16, 1>(params_t)', 'linear', 'linear-named'),
     ('void LSTM_dgrad_combine_dh_di<__half, __half, __half>(__half*, __half*, __half*, int, int, int)',
-     'other', 'unmatched'),
+     'elementwise', 'arith'),
     ('f8_block_scale_mi350_x128', 'linear', 'gemm'),
     ('pa_kernel_func', 'attention', 'attention'),
     ('aiter::pa_bf16_noquant_gqa8_1tg_4w', 'attention', 'attention'),
@@ -2848,11 +2848,11 @@ CASES = [
      'elementwise', 'arith'),
     ('void (anonymous namespace)::lru_cache_find_uncached_kernel<long>(int)', 'other', 'unmatched'),
     # rounds 491-495 (cuDNN 9.1.1, FBGEMM 0.7.0, TE 1.13.0, vLLM 0.7.1, LMDeploy 0.5.0): cuDNN's direct 1-D
-    # convolution is a convolution (two labels); its c1_k1 kernel (one channel per group) is not
+    # convolution is a convolution (two labels); its c1_k1 kernel (one channel per group) is depthwise
     ('void cudnn::cnn::conv1D_NCHW<float, float, 256, 2, 1, false, true>(float*, float const*, float const*, int, int, int, int, int, float, float)',
      'linear', 'convolution'),
     ('void cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_kernel<float, float, float, float, 256, 2, false, false, 2, 2>(cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_args<float>)',
-     'other', 'unmatched'),
+     'elementwise', 'depthwise-conv'),
     # rounds 496-500 (cuDNN 9.2.0, FBGEMM 0.6.0, vLLM 0.6.1, TE 1.11.0, ORT 1.18.1): FBGEMM's permute of pooled
     # embeddings is a permute, not pooling; its jagged outer product a GEMM-class product (four labels);
     # ORT's reorder of past KV states for beam search is attention's
@@ -2889,6 +2889,33 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void onnxruntime::contrib::cuda::KeyCacheExpansionKernel<int>(int const*, int*, int, int, int)',
      'attention', 'ort-attention'),
+    # rounds 511-515 (cuDNN 8.9.4, FBGEMM 0.4.1, vLLM 0.6.5, cuBLAS 12.3.4, ORT 1.17.0): cuDNN's RNN input and
+    # output rearrangements are copies and its gate-gradient combines and bidirectional sums arithmetic (as
+    # TensorFlow's lstm_gates); its one-channel conv1d is depthwise; a sparse GEMM's metadata reorders are data
+    # movement, neither GEMM nor attention metadata; FBGEMM's jagged outer product in an anonymous namespace is a
+    # GEMM, its index_add over unique indices no unique op; ORT's UnfoldTensorKernel copies windows out
+    ('void RNNInputRearrangement2<float, float>(float*, float*, int, int, int, int, int*)', 'elementwise', 'data-movement'),
+    ('void RNNOutputRearrangement<float, float, 256, true>(float*, float*, float, int, int, int, int const*, int*, RNNReshapeMode_t, int, int)',
+     'elementwise', 'data-movement'),
+    ('void LSTM_dgrad_combine_dh_di<__half, __half, float>(__half*, __half*, __half*, int, int, int)', 'elementwise', 'arith'),
+    ('void RNN_bidirectional_accum_bp1_1<float, float, float>(float*, float*, float*, int)', 'elementwise', 'arith'),
+    ('void tensorflow::functor::(anonymous namespace)::lstm_gates_bprop<float, (tensorflow::GateLayout)0>(float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float const*, float*, float*, float*, float*, float*, float*, float*, int, int, bool)',
+     'elementwise', 'arith'),
+    ('void cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_kernel<float, float, 128, 1, true, true, 1, 1>(cudnn::cnn::conv1d_c1_k1_nhwc_impl::conv1d_c1_k1_nhwc_args<float>)',
+     'elementwise', 'depthwise-conv'),
+    ('void cask_dev_cublas::XmmaSparseInt8GemmMetadataReorder<false>(void*, void const*, long)', 'elementwise', 'data-movement'),
+    ('void cask_cusparse::hopperSparseMetaDataCompress<4>(cask_cusparse::SparseTensorsParams)', 'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::(anonymous namespace)::outer_prod_jagged_2d_output<int, float>(at::GenericPackedTensorAccessor<float, 2ul, at::DefaultPtrTraits, int>, at::GenericPackedTensorAccessor<float, 2ul, at::DefaultPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::DefaultPtrTraits, int>, at::GenericPackedTensorAccessor<float, 2ul, at::DefaultPtrTraits, int>)',
+     'linear', 'gemm'),
+    ('void fbgemm_gpu::index_add_2d_with_unique_indices_kernel<int, float, 4>(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 2ul, at::DefaultPtrTraits, long>, int, int, int, bool, int)',
+     'elementwise', 'data-movement'),
+    ('void onnxruntime::contrib::cuda::UnfoldTensorKernel<float4>(float4 const*, float4*, long, long, long, long, long, long)',
+     'elementwise', 'data-movement'),
+    # near misses: an RNN's persistent GEMM stays linear, a sort's unique op stays a selection
+    ('void RNN_blockPersist_fp_LSTM_HMMA<__half, __half, __half, 1, 160>(__half const*, __half*, __half const*, __half*, __half const*, __half*, __half*, __half const*, __half const*, __half*, int, int, int, int, int, int, cudnnRNNClipMode_t, cudnnNanPropagation_t, float, float)',
+     'linear', 'gemm'),
+    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__unique::UniqueAgent<thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int, int*>, thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int*, int, cub::ScanTileState<int, true>, unsigned long>(thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int*, int, cub::ScanTileState<int, true>, unsigned long)',
+     'other', 'sampling-topk-sort'),
 ]
 
 
