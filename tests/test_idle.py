@@ -437,16 +437,16 @@ SPLIT_FIXTURES = ["hf_generate_torch.pt.trace.json.gz", "serve_piecewise_torch.p
 def test_windows_split_in_parts_change_nothing(name, part, monkeypatch):
     """A Plan sweeps the parts of a thread's windows apart (each with the calls around its own
     windows) and sums each part's pieces as it ends: causes and labels must equal those of one
-    sweep, here with every thread's windows split in two (HALF_WINDOWS 1) or in parts of 97 windows
+    sweep, here with every thread's windows split in two (MIN_PART_WINDOWS 1) or in parts of 97 windows
     (PART_WINDOWS 97, several jobs per thread), near-call filtering on and off."""
     tr, _ = loaded(str(FIXTURES / name))
     st = steps.find_steps(tr)
     monkeypatch.setattr(idle.causes, "PART_WINDOWS", part)
     for near in (idle.sweep.near_windows, lambda *a: None):
         monkeypatch.setattr(idle.sweep, "near_windows", near)
-        monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1 << 40)
+        monkeypatch.setattr(idle.causes, "MIN_PART_WINDOWS", 1 << 40)
         whole = idle.explain(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
-        monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1)
+        monkeypatch.setattr(idle.causes, "MIN_PART_WINDOWS", 1)
         plan = idle.Plan(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
         assert plan.jobs and all(len(job) == 2 for job in plan.jobs), \
             "every thread's windows must have been split for the test to mean anything"
@@ -463,11 +463,11 @@ def test_windows_split_in_parts_change_nothing(name, part, monkeypatch):
 @pytest.mark.parametrize("part", [1 << 40, 97])
 def test_parts_run_beside_each_other_equal_the_parts_run_in_turn(name, part, monkeypatch):
     """analysis.idle_causes runs the two parts of every job in two threads; idle.explain runs them
-    one after another: the same causes, labels and gaps (every thread split: HALF_WINDOWS 1; in
+    one after another: the same causes, labels and gaps (every thread split: MIN_PART_WINDOWS 1; in
     parts of 97 windows, several jobs per thread)."""
     tr, _ = loaded(str(FIXTURES / name))
     st = steps.find_steps(tr)
-    monkeypatch.setattr(idle.causes, "HALF_WINDOWS", 1)
+    monkeypatch.setattr(idle.causes, "MIN_PART_WINDOWS", 1)
     monkeypatch.setattr(idle.causes, "PART_WINDOWS", part)
     threads = []
     real = idle.Plan.run
@@ -481,7 +481,7 @@ def test_parts_run_beside_each_other_equal_the_parts_run_in_turn(name, part, mon
     assert len(set(threads)) == 1
     threads.clear()
     beside = analysis.idle_causes(st.ops, st.table, tr.launches, tr.cpu_ops, tr.ranges)
-    assert any(n.startswith("traceattrib-idle-half") for n in threads), "a half must have run in the second thread"
+    assert any(n.startswith("traceattrib-idle-part") for n in threads), "a part must have run in the second thread"
     pd.testing.assert_frame_equal(beside.causes, serial.causes)
     pd.testing.assert_frame_equal(beside.labels, serial.labels)
     pd.testing.assert_frame_equal(beside.gaps, serial.gaps)

@@ -393,7 +393,7 @@ def idle_causes(ops: pd.DataFrame, table: pd.DataFrame, launches: pd.DataFrame, 
         if len(job) == 1:
             plan.take(job, (plan.run(job[0]),))
             continue
-        with beside(plan.run, job[1], name="traceattrib-idle-half", inline=alone) as later:
+        with beside(plan.run, job[1], name="traceattrib-idle-part", inline=alone) as later:
             first = plan.run(job[0])
             plan.take(job, (first, later.result()))
     return plan.finish()

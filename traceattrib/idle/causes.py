@@ -21,10 +21,10 @@ from .rules import IdleRules, load_rules
 from .summary import explain_notes
 from .threads import Threads, thread_codes
 
-# a thread with at least twice this many gap windows has them swept in parts, two at a time, which a
-# caller may run beside each other (below that a second thread costs more than it saves); each
-# part's sweep takes the calls around its own windows only, so the pieces are the same
-HALF_WINDOWS = 1 << 15
+# a thread's gap windows are swept in parts, two at a time, which a caller may run beside each other,
+# only where each part gets at least this many (below that a second thread costs more than it
+# saves); each part's sweep takes the calls around its own windows only, so the pieces are the same
+MIN_PART_WINDOWS = 1 << 15
 # at most this many windows per part: a job's pieces are summed into the plan as it ends, so a long
 # trace holds one job's sweeps at a time, and of the pieces before only the named host and sync ones
 PART_WINDOWS = 1 << 18
@@ -150,7 +150,7 @@ class Plan:
             self.threads.calls(int(t))  # made here: parts run at once only read it
             self.sel[int(t)] = sel
             n = sel.size
-            parts = 1 if n < 2 * HALF_WINDOWS else max(2, -(-n // PART_WINDOWS))
+            parts = 1 if n < 2 * MIN_PART_WINDOWS else max(2, -(-n // PART_WINDOWS))
             parts += parts % 2 if parts > 1 else 0  # whole pairs: every job has two to run at once
             bounds = [n * k // parts for k in range(parts + 1)]
             sweeps = [Sweep(int(t), sel, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
