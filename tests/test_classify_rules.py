@@ -2916,6 +2916,35 @@ CASES = [
      'linear', 'gemm'),
     ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__unique::UniqueAgent<thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int, int*>, thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int*, int, cub::ScanTileState<int, true>, unsigned long>(thrust::device_ptr<int>, thrust::device_ptr<int>, thrust::equal_to<int>, int*, int, cub::ScanTileState<int, true>, unsigned long)',
      'other', 'sampling-topk-sort'),
+    # rounds 516-520 (cuDNN 8.7.0 for CUDA 11, FBGEMM 0.4.1, LMDeploy 0.6.0, xFormers 0.0.27, sgl-kernel 0.2.6):
+    # cuDNN's generic transpose and padding copies cast when their first two types differ (else copy), its
+    # convertTensor with one type twice only copies, its workspace init is no convolution and its filter and
+    # tensor scalings arithmetic; FBGEMM's conversions through gpu_kernel_impl, its quantization parameters
+    # and its cache flush into weights of another type cast, its long-segment finder is no copy
+    ('void cask_plugin_cudnn::xmma_cudnn::init_device_workspace_kernel<xmma_cudnn::implicit_gemm::wgrad_indexed::Warp_specialized_params<xmma_cudnn::Hopper_hgmma_tf32_traits<64, 64, 8, true, false, unsigned int, float>, xmma_cudnn::Hopper_cta_tile<xmma_cudnn::Hopper, 128, 64, 32, 1, 1, 1, 1, 1, 1, 1> > >(xmma_cudnn::implicit_gemm::wgrad_indexed::Warp_specialized_params<xmma_cudnn::Hopper_hgmma_tf32_traits<64, 64, 8, true, false, unsigned int, float>, xmma_cudnn::Hopper_cta_tile<xmma_cudnn::Hopper, 128, 64, 32, 1, 1, 1, 1, 1, 1, 1> >, bool)',
+     'elementwise', 'data-movement'),
+    ('void cudnn::cnn::scaleFilterNd_kernel<__half, float>(__half*, int, float)',
+     'elementwise', 'arith'),
+    ('void cudnn::ops::genericTranspose_kernel<double, signed char, double, true, (cudnnKernelDataType_t)0>(double, cudnnTensorStruct, double const*, double, cudnnTensorStruct, signed char*)',
+     'cast', 'layout-cast'),
+    ('void cudnn::ops::genericTranspose_kernel<double, double, double, false, (cudnnKernelDataType_t)0>(double, cudnnTensorStruct, double const*, double, cudnnTensorStruct, double*)',
+     'elementwise', 'layout-copy'),
+    ('void nhwcAddPaddingKernel<__nv_bfloat16, __half, float, false, (cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, int, __nv_bfloat16 const*, __half*, int, int, int, int, float, float, cudnn::reduced_divisor, cudnn::reduced_divisor, cudnn::reduced_divisor)',
+     'cast', 'layout-cast'),
+    ('void nchwAddPaddingKernel<float, float, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, int, float const*, float*, int, int, int, int, int, float, float, cudnn::reduced_divisor, cudnn::reduced_divisor, cudnn::reduced_divisor)',
+     'elementwise', 'layout-copy'),
+    ('void cudnn::ops::convertTensor_kernel<double, double, double, (cudnnKernelDataType_t)2>(double, double const*, double, double*, unsigned long)',
+     'elementwise', 'data-movement'),
+    ('void cudnn::ops::convertTensor_kernel<__half, float, float, (cudnnKernelDataType_t)0>(float, __half const*, float, float*, unsigned long)',
+     'cast', 'convert'),
+    ('void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<fbgemm_gpu::_float_to_msfp_gpu(at::Tensor const&, long, long, long, long, double, double)::{lambda(float, int)#1}>(at::TensorIteratorBase&, fbgemm_gpu::_float_to_msfp_gpu(at::Tensor const&, long, long, long, long, double, double)::{lambda(float, int)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl<fbgemm_gpu::_float_to_msfp_gpu(at::Tensor const&, long, long, long, long, double, double)::{lambda(float, int)#1}>(at::TensorIteratorBase&, fbgemm_gpu::_float_to_msfp_gpu(at::Tensor const&, long, long, long, long, double, double)::{lambda(float, int)#1} const&)::{lambda(int)#1})',
+     'cast', 'wrapped-quant'),
+    ('void fbgemm_gpu::(anonymous namespace)::_get_8bit_qparam_cuda_kernel<float>(float const*, int, int, unsigned char*, float*)',
+     'cast', 'quantize'),
+    ('split_embedding_backward_codegen_lamb_unweighted_find_long_segments(at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, int, int, bool)',
+     'other', 'unmatched'),
+    ('void (anonymous namespace)::lxu_cache_flush_kernel<unsigned char, float>(at::GenericPackedTensorAccessor<unsigned char, 1ul, at::RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<long, 2ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, long>, bool, at::PhiloxCudaState)',
+     'cast', 'templated-convert'),
 ]
 
 
