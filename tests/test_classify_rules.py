@@ -2945,6 +2945,12 @@ CASES = [
      'other', 'unmatched'),
     ('void (anonymous namespace)::lxu_cache_flush_kernel<unsigned char, float>(at::GenericPackedTensorAccessor<unsigned char, 1ul, at::RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<long, 2ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, long>, bool, at::PhiloxCudaState)',
      'cast', 'templated-convert'),
+    # rounds 521-525 (cuDNN 8.6.0 for CUDA 11, torchao 0.12.0, bitsandbytes 0.44.1, NCCL 2.20.5, mamba-ssm 2.2.2):
+    # torchao's 2:4 sparsify that writes fp8 quantizes on the way; with one type in and out it only selects
+    ('void (anonymous namespace)::sparse24_sm90_cutlass8bits_sparsify_kernel<(anonymous namespace)::SparsifyKernelParams<cutlass::bfloat16_t, cutlass::float_e4m3_t, torchao::Top2<torchao::AbsOp>, (anonymous namespace)::SquaredReLU> >((anonymous namespace)::SparsifyKernelParams<cutlass::bfloat16_t, cutlass::float_e4m3_t, torchao::Top2<torchao::AbsOp>, (anonymous namespace)::SquaredReLU>)',
+     'cast', 'templated-convert'),
+    ('void (anonymous namespace)::sparse24_sm90_cusparselt16bits_sparsify_kernel<(anonymous namespace)::SparsifyKernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, torchao::Top2<torchao::AbsOp>, (anonymous namespace)::SquaredReLU> >((anonymous namespace)::SparsifyKernelParams<cutlass::bfloat16_t, cutlass::bfloat16_t, torchao::Top2<torchao::AbsOp>, (anonymous namespace)::SquaredReLU>)',
+     'other', 'unmatched'),
 ]
 
 
