@@ -2954,8 +2954,7 @@ CASES = [
     # rounds 526-530 (flashinfer-cubin 0.6.0, LMDeploy 0.2.6, vLLM 0.2.7, sglang-kernel 0.4.4): TurboMind's
     # KV-cache block/linear conversions (also through its KernelWrapper) and old vLLM's gather of cached keys
     # and values are attention's, as the softmax of TurboMind's unfused attention (its sampling softmax stays
-    # other); GPTQ's weight shuffles are layout copies; TurboMind's QKV bias-and-transpose and its attention
-    # output transpose are no attention kernels
+    # other); GPTQ's weight shuffles are data movement
     ('void turbomind::(anonymous namespace)::KernelWrapper<turbomind::TransposeKvCache<signed char, __half>, turbomind::TransposeKvCache<signed char, __half>::Params>(turbomind::TransposeKvCache<signed char, __half>::Params)',
      'attention', 'kv-cache-wrapped'),
     ('void turbomind::KvCacheBlocksToLinearKernel<unsigned char, int, int, int>(unsigned char const**, unsigned char const**, unsigned char**, unsigned char**, int const*, int const*, int, int, int, int, int, int)',
@@ -2965,13 +2964,9 @@ CASES = [
     ('void vllm::gather_cached_kv_kernel_optimized<c10::Half>(c10::Half*, c10::Half*, c10::Half const*, c10::Half const*, int const*, int, int, int, int, int, int)',
      'attention', 'kv-cache-write'),
     ('vllm::gptq::shuffle_kernel(unsigned int*, int, int)',
-     'elementwise', 'layout-copy'),
+     'elementwise', 'data-movement'),
     ('void turbomind::softmax_kernel_h2_v2<__half, 2, 4>(__half*, __half const*, __half const*, __half const*, int, int, int, int, __half)',
      'attention', 'unfused-attention-softmax'),
-    ('void turbomind::transpose_attentions<__nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16 const*, unsigned long, unsigned long, unsigned long, unsigned long)',
-     'elementwise', 'layout-copy'),
-    ('void turbomind::add_fusedQKV_bias_transpose_kernel<__nv_bfloat16, false>(__nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16*, __nv_bfloat16 const*, int const*, int const*, int const*, float const*, int, int, int, int, int, int, float, int, bool, bool)',
-     'elementwise', 'layout-copy'),
     ('void turbomind::softmax<float>(float*, int, int, int const*)',
      'other', 'softmax'),
 ]
