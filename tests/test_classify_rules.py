@@ -2969,6 +2969,24 @@ CASES = [
      'attention', 'unfused-attention-softmax'),
     ('void turbomind::softmax<float>(float*, int, int, int const*)',
      'other', 'softmax'),
+    # rounds 531-535 (LMDeploy 0.3.0, vLLM 0.3.0, torchao 0.14.0, flashinfer-cubin 0.5.0, cuFFT 11.2.1): cuFFT's
+    # multi-GPU exchange is communication, its real/complex packing and pre/post-processing elementwise (also
+    # through its kernel_wrapper); TurboMind's shared-prefix caches copied back per sequence are attention's,
+    # its input/output compaction and last-token lookup data movement
+    ('void mgpu_distribute_2D3D_rs_kernel<float2, 12>(dcontrol_t<12, unsigned int>)',
+     'communication', 'all-to-all'),
+    ('void kernel_wrapper<unsigned int, &(void packR2C_kernel_impl<unsigned int, double>(RealComplex_st<unsigned int>&, unsigned int))>(RealComplex_st<unsigned int>)',
+     'elementwise', 'fft-pre-post'),
+    ('void postprocessC2C_callback<float, unsigned long long, (loadstore_modifier_t)2>(real_complex_args_t<unsigned long long>)',
+     'elementwise', 'fft-pre-post'),
+    ('void unpackC2R_kernel_fp16<unsigned long long>(RealComplex_st<unsigned long long>)',
+     'elementwise', 'data-movement'),
+    ('void turbomind::uncompact_caches<__half>(__half*, __half*, __half const*, __half const*, int const*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long)',
+     'attention', 'kv-cache-write'),
+    ('void turbomind::compact_inputs<__half>(__half*, __half*, int*, __half const*, __half const*, int const*, int const*, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'data-movement'),
+    ('void turbomind::lookupHiddenStateOfLastToken<float>(float*, float const*, int const*, int, int, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
