@@ -2987,6 +2987,30 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void turbomind::lookupHiddenStateOfLastToken<float>(float*, float const*, int const*, int, int, int)',
      'elementwise', 'data-movement'),
+    # rounds 536-540 (flashinfer-cubin 0.5.1, LMDeploy 0.5.1, cuSOLVER 11.6.1; TensorRT-LLM and sgl-kernel 0.1.1:
+    # none): cuSOLVER's precision conversion is a cast, its LAPACK helpers (laset, lascl, lacgv, laswp, rot, eye)
+    # data movement and its matrix norms and NaN max reductions; its random normal fill is RNG; its Jacobi
+    # eigensolver is no stencil, its GLU sparse solves no gated linear unit and a 'nontranspose' mode no transpose
+    ('void convert_fpX_to_fpY_kernel<double, float>(int, int, double const*, int, float*, int)',
+     'cast', 'convert'),
+    ('void xlaset_lower_kernel<float>(int, int, float, float, float*, int)',
+     'elementwise', 'data-movement'),
+    ('void lascl_kernel<double, double, 8>(long, long, double*, unsigned long, double, int, int)',
+     'elementwise', 'data-movement'),
+    ('void xlange_one_kernel<float, float>(int, int, float const*, int, float*)',
+     'elementwise', 'reduction'),
+    ('void batch_FnrmA_stage1<float, float, 8>(long, long, float const*, unsigned long, long long, float*, long long, int)',
+     'elementwise', 'reduction'),
+    ('void cusolver_maxnan_kernel<float>(int, float*)',
+     'elementwise', 'reduction'),
+    ('void FillRandNormalOnDeviceKernel<float>(long, long, float*, long)',
+     'other', 'rng'),
+    ('void batch_parallel_jacobi_algo4<float, float, 64, 32, 8>(int, int, int, float*, unsigned long, long long, float*, long long, float, int, int*, float, int, int*, int, int)',
+     'other', 'unmatched'),
+    ('void glu_csrsv2_solve_lower_nontranspose_kernel<float, 5, 3>(int, int, float const*, int const*, int const*, float const*, float*, int*, int*, int*, float*, int)',
+     'other', 'unmatched'),
+    ('void rfcsrsv2_solve_batch_same_pattern_2d_lower_nontranspose_byLevel_kernel<float, 5, 3>(int, int, int, float const*, int const*, int const*, float*, int*, int*, int*, int, int, unsigned int, int*)',
+     'other', 'unmatched'),
 ]
 
 
