@@ -3011,6 +3011,28 @@ CASES = [
      'other', 'unmatched'),
     ('void rfcsrsv2_solve_batch_same_pattern_2d_lower_nontranspose_byLevel_kernel<float, 5, 3>(int, int, int, float const*, int const*, int const*, float*, int*, int*, int*, int, int, unsigned int, int*)',
      'other', 'unmatched'),
+    # rounds 541-545 (cuSPARSE 12.3.1, flashinfer-cubin 0.6.1, cuDNN 8.5.0 for CUDA 11, cuRAND 10.3.5; sgl-kernel
+    # 0.1.6: none): cuDNN's 5-D tensor scaling is arithmetic; cuRAND's MTGP copy draws through a distribution
+    # (RNG); cuSPARSE's level-1 kernels in its namespace, CSR-to-COO, csrgeam and dense pruning are data
+    # movement, its sparse dot a reduction, its d-prefixed BSRX matrix-vector product a GEMV
+    ('void cudnn::ops::scaleTensor5d_kernel<signed char, float, 8, 8, 8>(cudnnTensorStruct, signed char*, float)',
+     'elementwise', 'arith'),
+    ('void cpy_mtgp<curandStateMtgp32, float, normal_args_st, &(_curand_log_normal_icdf_scaled(unsigned int, normal_args_st)), false, 256>(float*, unsigned int*, unsigned long, unsigned long, normal_args_st)',
+     'other', 'rng'),
+    ('void cusparse::axpby_kernel<int, float, float, float, void>(int, cusparse::KernelCoeffs<float>, int const*, float const*, float*)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::rot_kernel<int, float, float, float>(int, cusparse::KernelCoeffs<float>, int const*, float*, float*)',
+     'elementwise', 'data-movement'),
+    ('void convert_CsrToCoo_kernel<0>(int const*, int, int, int*)',
+     'elementwise', 'data-movement'),
+    ('void csrgeam_windowBased_core<float, true>(cusparseCsrgeamParams<float>)',
+     'elementwise', 'data-movement'),
+    ('void prune_dense_core<float, float, 5, 3, true>(int, int, float const*, int, float, float const*, int, int, int*, int*, float*)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::spvv_kernel<int, float, float, void>(int, int const*, float const*, float const*, float*, int, int)',
+     'elementwise', 'reduction'),
+    ('void dbsrxmv_tiny_core<float, float, 1, 6, true>(cusparseDbsrxmvParams<float, float>, int)',
+     'linear', 'gemm'),
 ]
 
 
