@@ -1636,7 +1636,8 @@ CASES = [
     ("encselfish_kernel", "other", "unmatched"),
     ("transform_bias_rescale_qkv_kernel", "attention", "attention"),
     ("addQKVBiasTranspose", "attention", "attention"),
-    ("add_fusedQKV_bias_transpose_kernel", "attention", "attention"),
+    # FasterTransformer's and TurboMind's QKV bias, rope and transpose: labelled elementwise in three rounds
+    ("add_fusedQKV_bias_transpose_kernel", "elementwise", "layout-copy"),
     ("add_qk_bias_kernel", "elementwise", "arith"),
     ("transpose_4d_batch_major_k_cache", "attention", "kv-cache-write"),
     ("transpose_cache_kernel", "elementwise", "layout-copy"),
@@ -3033,6 +3034,22 @@ CASES = [
      'elementwise', 'reduction'),
     ('void dbsrxmv_tiny_core<float, float, 1, 6, true>(cusparseDbsrxmvParams<float, float>, int)',
      'linear', 'gemm'),
+    # rounds 546-550 (LMDeploy 0.1.0, sglang-kernel 0.4.0, xFormers 0.0.23, cuBLAS 11.10 for CUDA 11, ORT 1.23.2):
+    # TurboMind's attention-output transpose is a layout copy; its padding rebuild and ORT's buffer expansion data
+    # movement; SGLang's fp8 downcast into cache slots a KV-cache write; cuBLAS's epilogue kernels GEMM work; a
+    # FlashInfer rope whose first flag (save_kv_cache) is false only rotates, whatever a label says
+    ('void turbomind::transpose_attentions<float>(float*, float const*, unsigned long, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'layout-copy'),
+    ('void turbomind::rebuild_sequence_length_padding<float>(float const*, float*, int const*, int)',
+     'elementwise', 'data-movement'),
+    ('void onnxruntime::contrib::cuda::BufferExpansionKernel<__half>(__half const*, __half*, int)',
+     'elementwise', 'data-movement'),
+    ('void fused_downcast_kernel<__half>(__half const*, __half const*, float const*, float const*, unsigned char*, unsigned char*, int, int, int, __half, __half, long, long, long const*)',
+     'attention', 'kv-cache-write'),
+    ('void cublasLt::epilogue::impl::globalKernelBgradAB_v1<8, 64, __nv_bfloat162, float2, float2>(int, int, int, __nv_bfloat162 const*, int, float2*, long, long)',
+     'linear', 'gemm'),
+    ('void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheEnhancedKernel<false, true, 128u, 4u, 32u, float, long>(float*, float*, float*, float*, float*, float*, float*, float*, long*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, long*)',
+     'elementwise', 'rope'),
 ]
 
 
