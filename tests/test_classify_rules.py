@@ -3050,6 +3050,21 @@ CASES = [
      'linear', 'gemm'),
     ('void flashinfer::BatchQKApplyRotaryPosIdsCosSinCacheEnhancedKernel<false, true, 128u, 4u, 32u, float, long>(float*, float*, float*, float*, float*, float*, float*, float*, long*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, long*)',
      'elementwise', 'rope'),
+    # rounds 551-555 (FBGEMM 1.5.0, FBGEMM GenAI 1.4.0, Transformer Engine 2.17.0, cuDNN 9.1.0 for CUDA 11, ORT GenAI
+    # 0.13.0): FBGEMM's fp8 row scaling quantizes; NCCL EP's local scan and routing-prob scatter exchange nothing;
+    # TE's splits-to-offsets is no copy; cuDNN's batched-GEMM pointer setup no GEMM, its -max fill data movement
+    ('void fbgemm_gpu::scaleMatrixRowwise1<true, __nv_fp8_e4m3, float, __nv_bfloat16>(__nv_fp8_e4m3*, float const*, __nv_bfloat16 const*, long, long)',
+     'cast', 'quantize'),
+    ('nccl_ep::hybridep::sparse_to_dense_prob_kernel(long const*, float const*, float*, int, int, int)',
+     'other', 'moe-routing'),
+    ('nccl_ep::hybridep::em_scan_kernel(unsigned char const*, unsigned long const*, int, int, int, int, int, int, int, int, int, int, int, int*, bool*, int*, long*, int*, long*, int*, long*, int*, int*, long*, bool, int*, int*, int, int, int*, int const*, int*, int)',
+     'other', 'sampling-topk-sort'),
+    ('transformer_engine::splits_to_offsets::(anonymous namespace)::kernel(transformer_engine::splits_to_offsets::(anonymous namespace)::KernelArgs)',
+     'other', 'unmatched'),
+    ('void setBatchedGemmPtrsKernel<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16>(int, __nv_bfloat16 const**, __nv_bfloat16 const*, ulonglong3, __nv_bfloat16 const**, __nv_bfloat16 const*, ulonglong3, __nv_bfloat16**, __nv_bfloat16*, ulonglong3)',
+     'other', 'unmatched'),
+    ('void persistRNN_init_negMax<__half>(__half*, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
