@@ -3065,6 +3065,28 @@ CASES = [
      'other', 'unmatched'),
     ('void persistRNN_init_negMax<__half>(__half*, int)',
      'elementwise', 'data-movement'),
+    # rounds 556-560 (FBGEMM 1.6.0, Transformer Engine 2.18.0, sglang-kernel 0.4.10, vLLM 0.34.0, cuDNN 9.2.0 for
+    # CUDA 11): TE's fp8 blockwise group scaling quantizes, its scale zeroing only clears, its scaled gated
+    # activations are pointwise, its context-parallel THD reorder moves tokens; cuDNN's camel-case LRN is a norm;
+    # FBGEMM's bucketized permute routes, its index remaps, broadcasts and delinearizations move data
+    ('void transformer_engine::dispatch::fp8_blockwise::group_block_scaled_1d_rw_kernel<false, float, __nv_bfloat16, __nv_fp8_e5m2>(__nv_bfloat16 const*, __nv_fp8_e5m2*, float*, long const*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, float, bool, float const*)',
+     'cast', 'quantize'),
+    ('transformer_engine::dispatch::mxfp8::quantize_kernel::zero_scales_kernel(unsigned char*, unsigned long, float const*)',
+     'elementwise', 'data-movement'),
+    ('void transformer_engine::(anonymous namespace)::scaled_gated_forward_kernel<1, __half, __half, __nv_bfloat16, transformer_engine::Empty, &(float transformer_engine::silu<float, float>(float, transformer_engine::Empty const&))>(__half const*, __half const*, __nv_bfloat16*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, transformer_engine::Empty)',
+     'elementwise', 'activation'),
+    ('void cudnn::detail::lrnForward<5, float, float>(cudnn::detail::LrnForwardParams<float, float>)',
+     'norm', 'norm'),
+    ('transformer_engine::context_parallel::thd_reorder_between_sequence_and_cp_rank_order_kernel(void*, void*, int*, int, int, int, int, bool)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::_populate_bucketized_permute_cuda_kernel<int, int>(int const*, int const*, int*, int const*, int*, int)',
+     'other', 'moe-routing'),
+    ('void fbgemm_gpu::delinearize_unique_index_kernel<long>(torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::remap_indices_per_table_kernel<long>(int, long, long, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::narrow_broadcast_indices_kernel<long, int>(torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, int, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, int, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, int, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
