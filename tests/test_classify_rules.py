@@ -3087,6 +3087,22 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void fbgemm_gpu::narrow_broadcast_indices_kernel<long, int>(torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, int, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, int, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, torch::headeronly::detail::GenericPackedTensorAccessor<torch::headeronly::detail::TensorAccessor<c10::ArrayRef<long>, long, 0ul, torch::headeronly::RestrictPtrTraits, int>, at::detail::IndexBoundsCheck<1ul, int>, long, 1ul, torch::headeronly::RestrictPtrTraits, int>, int, int)',
      'elementwise', 'data-movement'),
+    # rounds 561-565 (FBGEMM 1.7.0, Transformer Engine 2.19.0, LMDeploy 0.2.3, cuFFT 10.9 for CUDA 11,
+    # flashinfer-cubin 0.6.2): cleaning a low-latency EP buffer is a local fill, TE's per-split token copy data
+    # movement; cuFFT's bare conjugate and convert are pointwise and a cast, its NVSHMEM exchange and sync flags
+    # communication
+    ('nccl_ep::ll::ll_clean_low_latency_buffer_kernel(nccl_ep::ll::clean_low_latency_buffer_kernel_args_t)',
+     'elementwise', 'data-movement'),
+    ('transformer_engine::context_parallel::thd_copy_valid_tokens_from_per_split_to_rank_local_kernel(void*, void*, int*, int*, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('void conjugate<8u>(double2*, unsigned long)',
+     'elementwise', 'data-movement'),
+    ('void convert<0u, 16u>(void*, void*, unsigned long)',
+     'cast', 'convert'),
+    ('void nvsh_mgpu_sr_kernel_nbi_block<double2>(dcontrol_t)',
+     'communication', 'all-to-all'),
+    ('void mgpu_flags_sync::kernels::opg_mgpu_set_wait_sync_flags_kernel<4>(mgpu_flags_sync::device_set_wait_flags<4>)',
+     'communication', 'all-to-all'),
 ]
 
 
