@@ -377,6 +377,24 @@ def write(tmp_path, text, name="rules.toml"):
     return str(p)
 
 
+def test_base_patterns_also_read_the_last_component(tmp_path):
+    """A base pattern meets a namespaced name by its last component too (`(^|_)word` finds
+    `ns::word_kernel`, not a namespace `lib::word_sum::kernel`), and a not_base pattern excludes by
+    either the full name or the last component."""
+    path = write(tmp_path, """
+[[rule]]
+name = "word"
+bucket = "norm"
+base = '(^|_)word(_|$)'
+not_base = '^skipped_|^lib::other::'
+""")
+    names = ["void ns::word_kernel<int>(int)", "void a::b::(anonymous namespace)::my_word<1>()", "word_kernel",
+             "void ns::sword_kernel<int>(int)", "void ns::skipped_word(int)", "void lib::other::word_kernel()",
+             "void lib::word_sum::kernel()"]
+    got = explain(names, load_rules(path))
+    assert got["rule"].tolist() == ["word", "word", "word", "unmatched", "unmatched", "unmatched", "unmatched"]
+
+
 def test_user_rules_first_and_override(tmp_path):
     path = write(tmp_path, """
 [[rule]]
@@ -602,7 +620,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_551_555.tsv", 239, 5, 222),
                                                         ("heldout_556_560.tsv", 272, 5, 267),
                                                         ("heldout_561_565.tsv", 291, 5, 284),
-                                                        ("heldout_566_570.tsv", 214, 5, 193)])
+                                                        ("heldout_566_570.tsv", 214, 5, 193),
+                                                        ("heldout_571_575.tsv", 266, 5, 259)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

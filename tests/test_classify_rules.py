@@ -2388,7 +2388,7 @@ CASES = [
     ('void phi::Pad3DReflectNCDHW<phi::dtype::bfloat16>(int, phi::dtype::bfloat16 const*, int, int, int, int, int, int, int, int, int, int, int, phi::dtype::bfloat16*)',
      'elementwise', 'data-movement'),
     ('void phi::flip_cuda_kernel<long>(int, long const*, long*, long*, long*, int*, int, int)',
-     'elementwise', 'data-movement'),
+     'elementwise', 'layout-copy'),  # its last component meets the layout-copy rule's `^flip`
     ('void phi::tril_indices_kernel<long>(long*, int, int, int, int, int)', 'elementwise', 'data-movement'),
     ('void phi::CheckFiniteAndUnscale<float, float>(float const**, float const*, long, long*, bool*, float**)',
      'elementwise', 'optimizer'),
@@ -3103,6 +3103,42 @@ CASES = [
      'communication', 'all-to-all'),
     ('void mgpu_flags_sync::kernels::opg_mgpu_set_wait_sync_flags_kernel<4>(mgpu_flags_sync::device_set_wait_flags<4>)',
      'communication', 'all-to-all'),
+    # rounds 571-575 (Transformer Engine 1.9.0, cuSOLVER 11.5.4, FBGEMM GenAI 1.0.0, cuDNN 9.0.0 for CUDA 11,
+    # cuSPARSE 12.1.0): a Schur-complement update and a rank-1 update are GEMM-class; LAPACK's laset, an
+    # iota, a stream copy, a dense parse, a format conversion's search and a shuffle are data movement; cuSPARSE's
+    # abs and an axpy with copy pointwise; copies whose names say the precision changes are casts; a base pattern
+    # anchored on `_` also meets the word right after a namespace (`cusparse::iota_kernel`)
+    ('void getrf_schur<float, 5, 5, 3, 4, 4>(int, int, int, float*, int, float*, int, float*, int, int)',
+     'linear', 'gemm'),
+    ('void ormtr_gerc<float, 5, 3, 0>(int, float const*, int, int, float*, unsigned long, float const*, int, float const*)',
+     'linear', 'gemm'),
+    ('void lapack_laset_kernel<float, 8>(int, int, float*, int, float, float, int, int)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::iota_kernel<128, int, int>(int, int*)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::streamcpy_kernel<long, 128>(long, long*, long*, long)',
+     'elementwise', 'data-movement'),
+    ('void cusparseParseDenseByRows_kernel<float2, 1>(int, int, float2 const*, int, int*)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::(anonymous namespace)::binary_search_lb_kernel<128u, 8u, 0ul, int, int, cusparse::CsrCscToDense<int>, int const, uint4 const, uint4>(int const*, int, int, int, int, int, int const*, cusparse::CsrCscToDense<int>, int const*, uint4 const*, uint4*)',
+     'elementwise', 'data-movement'),
+    ('void cuds_shfl_A_to_B<float, 8>(int, int, int const*, float const*, int, float*, int)',
+     'elementwise', 'data-movement'),
+    ('void abs_1d_core<float, float, 8>(int, float const*, float*)',
+     'elementwise', 'arith'),
+    ('void axpycp_kernel<float2>(int, int, int, float2*, int, float2*, int, float2*, int, float2 const*, int)',
+     'elementwise', 'arith'),
+    ('void copy_A_c2z_kernel<256>(int, int, float2 const*, unsigned long, double2*, unsigned long)',
+     'cast', 'convert'),
+    ('void laswp_outofplace_Bfp32_to_Afp64_kernel<double2, float2>(int, int, double2*, int, float2*, int, int const*)',
+     'cast', 'convert'),
+    ('void cudss::add_constant_ker<int, int>(int const*, int*, int, int)',
+     'elementwise', 'arith'),
+    ('void megdnn::cuda::(anonymous namespace)::flip_kern<float, true, true, 1ul>(float const*, float*, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'layout-copy'),
+    # a hash set's insertions are not arithmetic, whatever their last word
+    ('void cuco::detail::bloom_filter_ns::add_n<false, 8, 256, unsigned int const*>(unsigned int const*, unsigned long)',
+     'other', 'unmatched'),
 ]
 
 

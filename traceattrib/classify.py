@@ -386,6 +386,17 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
             cols[field] = (codes, uniq, low)
         return low
 
+    def hits(src: str, fast, v, cand: np.ndarray) -> np.ndarray:
+        codes, uniq, _ = column(src)
+        twin = fast.compiled() if fast is not None else None
+        texts, search = (lowered(src), twin.search) if twin is not None else (uniq, v.search)
+        sub = codes[cand]
+        u = np.unique(sub)
+        hit_u = np.zeros(len(uniq), dtype=bool)
+        hit_u[u] = np.fromiter((search(texts[j]) is not None for j in u), bool, u.size)
+        return hit_u[sub]
+
+    nested = (ev["last"].to_numpy() != ev["base"].to_numpy()) if "last" in ev.columns else None
     dchange: np.ndarray | None = None
     open_ = np.ones(n, dtype=bool)
     for ri, r in enumerate(rules):
@@ -403,14 +414,11 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
             else:
                 neg = field.startswith("not_")
                 src = field[4:] if neg else field
-                codes, uniq, _ = column(src)
-                twin = fast.compiled() if fast is not None else None
-                texts, search = (lowered(src), twin.search) if twin is not None else (uniq, v.search)
-                sub = codes[cand]
-                u = np.unique(sub)
-                hit_u = np.zeros(len(uniq), dtype=bool)
-                hit_u[u] = np.fromiter((search(texts[j]) is not None for j in u), bool, u.size)
-                hit = hit_u[sub]
+                hit = hits(src, fast, v, cand)
+                if src == "base" and nested is not None:
+                    # a base pattern also reads the name's last component: `(^|_)word` meets `ns::word`
+                    at = np.flatnonzero(nested[cand])
+                    hit[at] |= hits("last", fast, v, cand[at])
                 keep = ~hit if neg else hit
             cand = cand[keep]
         if cand.size:
@@ -442,6 +450,7 @@ def _classify(df: pd.DataFrame, rules: Rules, target: str, cols: list[str],
         # mangled names (`_ZN2at6native...`) are read demangled: no rule reads the mangled form
         ev["kernel"] = [demangle(s) for s in ev["kernel"]]
         ev["base"] = [base_name(s) for s in ev["kernel"]]
+        ev["last"] = [b.rsplit("::", 1)[-1] for b in ev["base"]]
     bucket, rule = _match(rl, ev)
     return _result(df.index, key, bucket, rule, rl)
 
