@@ -3139,6 +3139,20 @@ CASES = [
     # a hash set's insertions are not arithmetic, whatever their last word
     ('void cuco::detail::bloom_filter_ns::add_n<false, 8, 256, unsigned int const*>(unsigned int const*, unsigned long)',
      'other', 'unmatched'),
+    # rounds 576-580 (cuFFT 11.3.0, torchao 0.7.0, cuBLAS 12.0.2, vLLM 0.3.2, cuSOLVER 11.6.3): a rank-1 update, a
+    # dense triangular solve and MAGMA's bdmm are GEMM-class; an identity set and a column swap are data movement
+    ('void getf2_ger<double, 256>(int, int, double const*, double const*, double*, int)',
+     'linear', 'gemm'),
+    ('void potrf_alg2_lower_trsm<double, 5, 3>(int, int, double*, unsigned long, double*, unsigned long)',
+     'linear', 'gemm'),
+    ('void magma_bdmm_kernel<double, true, 5, 5, 3, 3>(int, int, int, double*, double const*, double const*, int, int, int, double const*, double const*, double, double, int, int, bool, bool, bool, bool, bool, bool)',
+     'linear', 'gemm'),
+    ('void trtri_set_identity<double2>(int, double2*, int)',
+     'elementwise', 'data-movement'),
+    ('void cuvs::cluster::gmm::detail::set_identity_kernel<double>(double*, int)',
+     'elementwise', 'data-movement'),
+    ('void getrf2_swap_col_per_cta<double, 1024, 32>(int, int, int, double*, int, int const*, int, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
