@@ -245,11 +245,12 @@ class _Segments:
 def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarray, b: np.ndarray,
                step: np.ndarray) -> None:
     """Adds bucket_unions' time and exposed time of intervals sorted by start, e >= s, into `time`
-    and `exposed` (nsteps x nb, ns; cells added one by one: a second table as large as these for a
-    few mixed segments would cost more than the sums): each bucket's union as disjoint segments (all
-    buckets in one pass over the intervals, whatever their number), then one sorted sweep over every
-    segment's bounds counts the buckets running (in place of a pass over all intervals per bucket
-    for its union and another for the union of the others)."""
+    and `exposed` (nsteps x nb, ns, C-contiguous; cells added one by one through a flat view: a
+    second table as large as these for a few mixed segments would cost more than the sums): each
+    bucket's union as disjoint segments (all buckets in one pass over the intervals, whatever
+    their number), then one sorted sweep over every segment's bounds counts the buckets running
+    (in place of a pass over all intervals per bucket for its union and another for the union of
+    the others)."""
     nb = time.shape[1]
     # every bucket's union as disjoint segments in one pass: rows by bucket (stable: in time order
     # within each), a running reach per bucket; a segment lies in one step (steps lie apart)
@@ -259,7 +260,8 @@ def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarr
     reach = running_max(eb, np.cumsum(new) - 1)
     first = np.flatnonzero(new | np.r_[True, sb[1:] > reach[:-1]])
     ss, se, sj = sb[first], reach[np.r_[first[1:] - 1, sb.size - 1]], bb[first].astype(np.int64)
-    np.add.at(time, (step[o[first]], sj), se - ss)
+    step = step.astype(np.int64, copy=False)
+    np.add.at(time.reshape(-1), step[o[first]] * nb + sj, se - ss)  # (a flat index: numpy's fast path)
     # the steps present and where each begins (steps follow each other in time)
     head = np.flatnonzero(np.r_[True, step[1:] != step[:-1]])
     present, step_start = step[head], s[head]
@@ -273,7 +275,7 @@ def _add_mixed(time: np.ndarray, exposed: np.ndarray, s: np.ndarray, e: np.ndarr
     run = np.cumsum(ev_v[o])[:-1]  # the sum on [t[i], t[i+1])
     one = np.flatnonzero((run >= nb) & (run < 2 * nb))
     piece_step = np.repeat(present, np.diff(np.r_[np.searchsorted(t, step_start), t.size]))
-    np.add.at(exposed, (piece_step[one], run[one] - nb), t[one + 1] - t[one])
+    np.add.at(exposed.reshape(-1), piece_step[one] * nb + run[one] - nb, t[one + 1] - t[one])
 
 
 def _sums_from(v: np.ndarray, at: np.ndarray) -> np.ndarray:

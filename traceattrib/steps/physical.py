@@ -271,8 +271,11 @@ def cpu_op_steps(cpu: pd.DataFrame, launches: pd.DataFrame, ops: pd.DataFrame, s
 
 def _blocks(kernels: pd.DataFrame, src: np.ndarray) -> np.ndarray:
     """Thread blocks of each launch (grid x * y * z), at least 1."""
-    g = [np.maximum(kernels[c].to_numpy(np.int64)[src], 1) for c in ("grid_x", "grid_y", "grid_z")]
-    return g[0] * g[1] * g[2]
+    # picked in the column's own type, then widened: not a widened copy of every kernel's
+    g = [np.maximum(kernels[c].to_numpy()[src], 1).astype(np.int64) for c in ("grid_x", "grid_y", "grid_z")]
+    g[0] *= g[1]
+    g[0] *= g[2]
+    return g[0]
 
 
 def grid_rows(ctx: Context, step: np.ndarray, nsteps: int) -> tuple[np.ndarray, np.ndarray]:
@@ -314,7 +317,7 @@ def grid_scale(trace: Trace, ops: pd.DataFrame, step: np.ndarray, nsteps: int) -
     rows, src, code = rows[ok], src[ok], code[ok]
     # mean blocks per (rank, step, kernel name); blocks are whole numbers, so the float64 sums are
     # exact in any order, and the medians below do not depend on the order of the groups
-    cols = [ops["rank"].to_numpy(np.int64)[rows], step[rows].astype(np.int64), code.astype(np.int64)]
+    cols = [ops["rank"].to_numpy()[rows].astype(np.int64), step[rows].astype(np.int64), code.astype(np.int64)]
     keys, group = unique_inverse(row_keys(cols))
     one = np.empty(keys.size, np.int64)
     one[group] = np.arange(group.size)  # a row of each group
