@@ -3153,6 +3153,13 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void getrf2_swap_col_per_cta<double, 1024, 32>(int, int, int, double*, int, int const*, int, int)',
      'elementwise', 'data-movement'),
+    # rounds 581-585 (cuDNN 8.9.2, Transformer Engine 1.9.0, FBGEMM 1.4.0, LMDeploy 0.4.1, sgl-kernel 0.3.8): FBGEMM's
+    # pruned-array lookup maps indices through a table, data movement as its other index remaps; its pruned
+    # hashmap lookup probes a hash table, which no embedding gather is
+    ('void fbgemm_gpu::pruned_array_lookup_from_row_idx_kernel<int, long>(at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>)',
+     'elementwise', 'data-movement'),
+    ('void nbit::int_nbit_split_embedding_codegen_forward_pruned_hashmap_lookup_kernel<long, long>(at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>)',
+     'other', 'unmatched'),
 ]
 
 
