@@ -3160,6 +3160,17 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void nbit::int_nbit_split_embedding_codegen_forward_pruned_hashmap_lookup_kernel<long, long>(at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>)',
      'other', 'unmatched'),
+    # rounds 586-590 (cuSPARSE 12.2.0, sgl-kernel 0.3.11, cuFFT 11.0.12, FBGEMM GenAI 1.5.0, Transformer Engine 2.1.0):
+    # cuFFT's packing launched through kernel_wrapper from a file-local namespace, and its C2C repack, are its
+    # pre/post passes; cuSPARSE's load-balanced SpMM is GEMM-class; an ILU0 step's Schur complement is not
+    ('void kernel_wrapper<unsigned int, &(void _INTERNAL_0a9d61ea_7_pack_cu_8186de50_14655::repackC2C_kernel_impl<unsigned int, float>(RealComplex_st<unsigned int>&, unsigned int))>(RealComplex_st<unsigned int>)',
+     'elementwise', 'fft-pre-post'),
+    ('void kernel_wrapper<unsigned long long, &(void _INTERNAL_0a9d61ea_7_pack_cu_8186de50_14655::unpackC2R_kernel_Odd_impl<unsigned long long, double>(RealComplex_st<unsigned long long>&, unsigned long long))>(RealComplex_st<unsigned long long>)',
+     'elementwise', 'fft-pre-post'),
+    ('void cusparse::load_balancing_kernel<256u, 1u, 0ul, long, long, cusparse::CsrMMOpAlg1<cusparse::CsrMMPolicyAlg1<long, cusparse::Complex<double>, cusparse::Complex<double>, cusparse::Complex<double> >, false, true> >(long const*)',
+     'linear', 'gemm'),
+    ('void ilu0_schur_complement<float, 6, 6, 3, 4, 3>(int, int, int, float*, int, float*, int, float*, int*, int)',
+     'other', 'unmatched'),
 ]
 
 

@@ -364,7 +364,9 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
     """(bucket index, rule index or -1) for every distinct evidence row.
 
     Regexes run once per distinct value of the column they test (names, op chains and type lists
-    repeat across evidence rows), on lower-cased text where the rule has a lower-case twin.
+    repeat across evidence rows), on lower-cased text where the rule has a lower-case twin. A base
+    condition also reads a namespaced name's last component (`last`), so that a pattern anchored
+    at the start or on `_` meets `ns::word` as it meets `word`.
     """
     n = len(ev)
     bucket = np.full(n, BUCKETS.index("other"), dtype=np.int64)
