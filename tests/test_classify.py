@@ -624,7 +624,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_571_575.tsv", 266, 5, 259),
                                                         ("heldout_576_580.tsv", 185, 5, 182),
                                                         ("heldout_581_585.tsv", 251, 5, 241),
-                                                        ("heldout_586_590.tsv", 227, 5, 226)])
+                                                        ("heldout_586_590.tsv", 227, 5, 226),
+                                                        ("heldout_591_595.tsv", 35, 4, 35)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
