@@ -3162,15 +3162,47 @@ CASES = [
      'other', 'unmatched'),
     # rounds 586-590 (cuSPARSE 12.2.0, sgl-kernel 0.3.11, cuFFT 11.0.12, FBGEMM GenAI 1.5.0, Transformer Engine 2.1.0):
     # cuFFT's packing launched through kernel_wrapper from a file-local namespace, and its C2C repack, are its
-    # pre/post passes; cuSPARSE's load-balanced SpMM is GEMM-class; an ILU0 step's Schur complement is not
+    # pre/post passes; cuSPARSE's load-balanced SpMM is GEMM-class
     ('void kernel_wrapper<unsigned int, &(void _INTERNAL_0a9d61ea_7_pack_cu_8186de50_14655::repackC2C_kernel_impl<unsigned int, float>(RealComplex_st<unsigned int>&, unsigned int))>(RealComplex_st<unsigned int>)',
      'elementwise', 'fft-pre-post'),
     ('void kernel_wrapper<unsigned long long, &(void _INTERNAL_0a9d61ea_7_pack_cu_8186de50_14655::unpackC2R_kernel_Odd_impl<unsigned long long, double>(RealComplex_st<unsigned long long>&, unsigned long long))>(RealComplex_st<unsigned long long>)',
      'elementwise', 'fft-pre-post'),
     ('void cusparse::load_balancing_kernel<256u, 1u, 0ul, long, long, cusparse::CsrMMOpAlg1<cusparse::CsrMMPolicyAlg1<long, cusparse::Complex<double>, cusparse::Complex<double>, cusparse::Complex<double> >, false, true> >(long const*)',
      'linear', 'gemm'),
-    ('void ilu0_schur_complement<float, 6, 6, 3, 4, 3>(int, int, int, float*, int, float*, int, float*, int*, int)',
+    # rounds 601-605 (cuSOLVER 11.4.5, cuSPARSE 12.0.2, cuDNN 8.8.1 for CUDA 11, cuRAND 10.3.2, cuFFT 11.0.2): a Schur
+    # complement is GEMM-class in an ILU0 step too; cuSOLVER's copies templated on two different types are casts
+    # (one type twice only copies), its sp2hp conversions casts, its axby and a batched inf-norm pointwise; a
+    # complex layout conversion that keeps the precision and a nonzero count are elementwise; the SPIKE
+    # tridiagonal solver's back substitution is no subtraction kernel; cuFFT's box shuffler over a transport is
+    # communication, its callback-only pass one of its pre/post passes
+    ('void ilu0_schur_complement<float2, 6, 6, 3, 4, 3>(int, int, int, float2*, int, float2*, int, float2*, int*, int)',
+     'linear', 'gemm'),
+    ('void lacpy_kernel<double, float, 5, 3>(long, long, double const*, long, long, float*, long, long, int, int, long)',
+     'cast', 'templated-convert'),
+    ('void triu_kernel<float, double, 5, 3>(int, int, float const*, int, double*, int)',
+     'cast', 'templated-convert'),
+    ('void lacpy_kernel<float, float, 5, 3>(int, int, float const*, unsigned long, float*, unsigned long, int, int)',
+     'elementwise', 'data-movement'),
+    ('void lapack_lacpy_kernel<float, 8>(int, int, float const*, int, float*, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('void at::native::triu_tril_kernel<float, int, true, 2, false>(at::cuda::detail::TensorInfo<float, int>, at::cuda::detail::TensorInfo<float const, int>, long, long, long, long)',
+     'elementwise', 'torch-elementwise'),
+    ('convert_sp2hp_rd_kernel(int, int, float const*, int, __half*, int)',
+     'cast', 'convert'),
+    ('void axby_kernel<double, 8>(int, double, double const*, double, double const*, double*)',
+     'elementwise', 'arith'),
+    ('void nrm2inf_batch_core<double, double, 8>(int, int, double const*, int, double*)',
+     'elementwise', 'reduction'),
+    ('void convert_stdcmplxfpX_to_planarcmplxfpY_kernel<double2, double>(int, int, double2 const*, int, double*, double*, int)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::count_nz_kernel<cusparse::Dense2SparsePolicy<int, unsigned char>, int, unsigned char>(unsigned char const*, int, int, int, int*, int*)',
+     'elementwise', 'reduction'),
+    ('void spike_GPU_back_sub_x_few<double>(double*, double const*, double const*, double const*, int, int)',
      'other', 'unmatched'),
+    ('void apply_shuffler<float, (BoxShufflerBase::transport_options_t)1>(float*, float*, BoxShuffler::BoxIntersection const*)',
+     'communication', 'all-to-all'),
+    ('void callback_only<double>(void*, void*, callback_t, long long)',
+     'elementwise', 'fft-pre-post'),
 ]
 
 
