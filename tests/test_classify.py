@@ -518,6 +518,10 @@ OUTVOTED = {
     "void ilu0_schur_complement<float, 6, 6, 3, 4, 3>(int, int, int, float*, int, float*, int, float*, int*, int)":
         ("linear", "a Schur-complement update is GEMM-class compute by the DECISIONS, and labelled linear in three "
                    "other rounds (getrf_schur, glu_tile_schur and round 602's ilu0_schur_complement<float2>)"),
+    "void cudnn::detail::cubeTransposeDeviceGeneric_kernel<__half, float, float, 8, 8, 8, 8, 8, 11, 5>(int, int, int, "
+    "int, int, int, int, int, int, float, __half const*, float*)":
+        ("cast", "a transpose whose input and output types differ: cast by the DECISIONS, and labelled so in rounds "
+                 "501 and 608 (the layout-cast rule since rounds 606-610)"),
 }
 
 
@@ -629,7 +633,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_581_585.tsv", 251, 5, 241),
                                                         ("heldout_586_590.tsv", 227, 5, 226),
                                                         ("heldout_591_595.tsv", 35, 4, 35),
-                                                        ("heldout_601_605.tsv", 279, 5, 276)])
+                                                        ("heldout_601_605.tsv", 279, 5, 276),
+                                                        ("heldout_606_610.tsv", 253, 5, 250)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

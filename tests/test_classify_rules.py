@@ -3203,6 +3203,35 @@ CASES = [
      'communication', 'all-to-all'),
     ('void callback_only<double>(void*, void*, callback_t, long long)',
      'elementwise', 'fft-pre-post'),
+    # rounds 606-610 (cuSOLVER 11.4.0 for CUDA 11, cuSPARSE 11.7.4, cuDNN 9.5.1, cuBLAS 12.4.2, NCCL 2.22.3): a
+    # transpose between two types is a cast (one type twice still moves data); cuSOLVER's latrd update is GEMM-class,
+    # its info and identity setters, pointer offsets and cuSPARSE's dense-to-CSC conversion and CSR pruning data
+    # movement, a matrix's one-norm a simple reduction (not a norm layer), a COO SpMV transposed GEMM-class and the
+    # triangular solve of an incomplete factorization (ILU0, IC0) not
+    ('void cudnn::detail::cubeTransposeDeviceGeneric_kernel<double, float, double, 8, 8, 8, 13, 13, 11, 2>(int, int, int, int, int, int, int, int, int, double, double const*, float*)',
+     'cast', 'layout-cast'),
+    ('void cudnn::detail::cubeTransposeDeviceGeneric_kernel<__half, __half, float, 8, 8, 8, 13, 13, 11, 2>(int, int, int, int, int, int, int, int, int, float, __half const*, __half*)',
+     'elementwise', 'layout-copy'),
+    ('void latrd_update_Akk_kernel<float, 32, 2, 32, true>(int, int, float const*, int, float const*, int, float*)',
+     'linear', 'gemm'),
+    ('getrf2_set_info(int, int, int, int*)',
+     'elementwise', 'data-movement'),
+    ('void set_panel_to_identity_kernel<float>(int, int, int, int, int, int, float*, int)',
+     'elementwise', 'data-movement'),
+    ('void offsetPointerArray_kernel<float2>(float2**, float2 const**, int, int, int, float2**, float2 const**, int, int, int, float2**, float2 const**, int, int, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('void cusparseDenseToCsc_kernel2<float, 0, 128>(int, int, float const*, int, int const*, int*, float*)',
+     'elementwise', 'data-movement'),
+    ('void prune_csr_core<double, double, 5, 3, true>(int, int, int, int const*, int const*, double const*, double, double const*, int, int, int*, int*, double*)',
+     'elementwise', 'data-movement'),
+    ('void panel_One_norm_kernel<float, 128, 1>(int, int, float*, int, double*)',
+     'elementwise', 'reduction'),
+    ('void cusparseCountNnzPerRow_kernel<float2>(int, float2 const*, int const*, int*, float2, int)',
+     'elementwise', 'reduction'),
+    ('void cusparse::coomvT_aos_kernel<256u, 8u, int, int2, float, float, float, float>(cusparse::KernelCoeffs<float>, int, int, int2 const*, float const*, float const*, float*)',
+     'linear', 'gemm'),
+    ('void ic0_trsm_upper_nonunit<float, float, 5, 3>(int, int, float*, int, float*, int*, int)',
+     'other', 'unmatched'),
 ]
 
 
