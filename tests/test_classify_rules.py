@@ -3232,6 +3232,24 @@ CASES = [
      'linear', 'gemm'),
     ('void ic0_trsm_upper_nonunit<float, float, 5, 3>(int, int, float*, int, float*, int*, int)',
      'other', 'unmatched'),
+    # rounds 611-615 (cuSOLVER 11.5.2, cuSPARSE 12.1.3, cuFFT 11.2.3, cuDNN 8.9.5 for CUDA 11, cuBLAS 12.3.2): a
+    # general BSR-to-CSR conversion, an interleaving and an NHWC slice are data movement, as a triangular solve's
+    # init kernel and a batched GEMV's pointer-array reversal (neither multiplies); cuSOLVER's stedc convert is a
+    # cast, and a z2c that also normalizes is no copy-and-convert
+    ('void gebsr2csr_large_core<double, 4, false, true>(cusparseGebsr2csrParams<double>)',
+     'elementwise', 'data-movement'),
+    ('void cusolver_aggregate2interleaved_kernel<double, 5, 3>(int, int, double const*, int, double*, int const*)',
+     'elementwise', 'data-movement'),
+    ('void nhwcSliceCKernel<signed char, signed char, float, true, (cudnnKernelDataType_t)2>(cudnn::reduced_divisor, int, int, int, signed char const*, signed char*, float, float)',
+     'elementwise', 'data-movement'),
+    ('dtrsv_init(int*)',
+     'elementwise', 'data-movement'),
+    ('(anonymous namespace)::batchGemvArrayReverseKernel(unsigned long, void const**, unsigned long, int, unsigned long, void**, unsigned long, int, int, void const**, void**)',
+     'elementwise', 'data-movement'),
+    ('void stedc_convert_kernel<double2, double, 8>(int, double const*, int, double2*, int)',
+     'cast', 'convert'),
+    ('void normalize_U_z2c_kernel<32, 8>(int, int, double2 const*, unsigned long, double const*, float2*, unsigned long)',
+     'other', 'unmatched'),
 ]
 
 
