@@ -3250,6 +3250,12 @@ CASES = [
      'cast', 'convert'),
     ('void normalize_U_z2c_kernel<32, 8>(int, int, double2 const*, unsigned long, double const*, float2*, unsigned long)',
      'other', 'unmatched'),
+    # rounds 616-620 (cuSPARSE 12.3.0, cuBLAS 12.2.1, cuDNN 8.9.6, cuFFT 11.0.8, cuSPARSELt 0.6.2): cuSPARSE's binary
+    # search is data movement only where it serves a format conversion; a conjugation of values pointwise
+    ('void cusparse::binary_search_lb_kernel<128u, 8u, 0ul, int, int, cusparse::WorkCompute, int const, int const, int, long>(int const*, int, int, int, int, int, int const*)',
+     'other', 'unmatched'),
+    ('void conjugate_val_bsrsv2<float, 256>(int, float*)',
+     'elementwise', 'data-movement'),
 ]
 
 
