@@ -636,7 +636,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_601_605.tsv", 279, 5, 276),
                                                         ("heldout_606_610.tsv", 253, 5, 250),
                                                         ("heldout_611_615.tsv", 316, 5, 310),
-                                                        ("heldout_616_620.tsv", 259, 5, 257)])
+                                                        ("heldout_616_620.tsv", 259, 5, 257),
+                                                        ("heldout_621_625.tsv", 247, 4, 241)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3256,6 +3256,22 @@ CASES = [
      'other', 'unmatched'),
     ('void conjugate_val_bsrsv2<float, 256>(int, float*)',
      'elementwise', 'data-movement'),
+    # rounds 621-625 (cuSOLVER 11.6.2, cuSPARSE 12.4.1, cuBLAS 12.6.0, cuDNN 8.9.5; cuFFT 11.2.0 had none): applying Q
+    # (ormqr) is GEMM-class; the multi-GPU lascl and a constant fill are data movement, an incomplete
+    # factorization's structural-zero search is not; cuSOLVER's double to double-double and quad-double
+    # conversions and its stedcx convert are casts
+    ('void ormqr_cta_kernel<float, 4, 0>(long, long, long, float const*, unsigned long, float const*, float*, unsigned long, long, long, long, int)',
+     'linear', 'gemm'),
+    ('void mg_lascl_kernel<float, float, 8>(int, int, int, int, int, float**, int, int, int, int, int, float, int, int)',
+     'elementwise', 'data-movement'),
+    ('void set_constant<128>(int, int*, int)',
+     'elementwise', 'data-movement'),
+    ('void csrilu0_find_structure_zero<5, 3>(int, int const*, int const*, int, int*, int*)',
+     'other', 'unmatched'),
+    ('void pegasus_gather_D2Q_kernel<256>(int, double const*, int const*, qd_real*)',
+     'cast', 'convert'),
+    ('void stedcx_convert_kernel<float2, float, 8>(int, int, float const*, int, float2*, int)',
+     'cast', 'convert'),
 ]
 
 
