@@ -522,6 +522,10 @@ OUTVOTED = {
     "int, int, int, int, int, int, float, __half const*, float*)":
         ("cast", "a transpose whose input and output types differ: cast by the DECISIONS, and labelled so in rounds "
                  "501 and 608 (the layout-cast rule since rounds 606-610)"),
+    "void scal_kernel<__nv_bfloat16, float, float, 1, true, 6, 5, 5, 3>(cudnnTransposeParams<float>, __nv_bfloat16 "
+    "const*, float*, float)":
+        ("cast", "cuDNN's scaled transpose from one type to another: cast by the DECISIONS, and labelled so in rounds "
+                 "481, 574 and 629 (the layout-cast rule since rounds 626-630)"),
 }
 
 
@@ -637,7 +641,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_606_610.tsv", 253, 5, 250),
                                                         ("heldout_611_615.tsv", 316, 5, 310),
                                                         ("heldout_616_620.tsv", 259, 5, 257),
-                                                        ("heldout_621_625.tsv", 247, 4, 241)])
+                                                        ("heldout_621_625.tsv", 247, 4, 241),
+                                                        ("heldout_626_630.tsv", 271, 5, 268)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3272,6 +3272,26 @@ CASES = [
      'cast', 'convert'),
     ('void stedcx_convert_kernel<float2, float, 8>(int, int, float const*, int, float2*, int)',
      'cast', 'convert'),
+    # rounds 626-630 (cuSOLVER 11.4.0, cuSPARSE 11.7.4 and cuBLAS 11.10.3 for CUDA 11, cuDNN 9.3.0 for CUDA 11, cuRAND
+    # 10.3.7): applying a block reflector (larfb_vtc) is GEMM-class; a constant setter and cuSPARSE's
+    # sequence fill are data movement (FBGEMM's frequency sequence is not); the SPIKE solver's local reduction
+    # leaves the reduction rule; cuDNN's scaled transpose between two types is a cast, one type twice is not
+    ('void larfb_vtc<double, 128>(int, int, int, double const*, long, double const*, long, double*, long)',
+     'linear', 'gemm'),
+    ('void set_to_const_on_device_kernel<double>(double*, double)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::sequence_kernel<128u, int>(int*, int, int)',
+     'elementwise', 'data-movement'),
+    ('void fbgemm_gpu::compute_frequency_sequence_kernel<int>(int*, long*, int, int)',
+     'other', 'unmatched'),
+    ('void spike_local_reduction_x_few<double2>(double2*, double2*, double2*, double2*, double2*, double2*, double2*, double2*, int, int)',
+     'other', 'unmatched'),
+    ('void scal_kernel<__half, float, float, 1, true, 6, 5, 5, 3>(cudnnTransposeParams<float>, __half const*, float*, float)',
+     'cast', 'layout-cast'),
+    ('void scal_kernel<__half, __half, float, 1, true, 6, 5, 5, 3>(cudnnTransposeParams<float>, __half const*, __half*, float)',
+     'elementwise', 'arith'),
+    ('void scal_kernel<float2, float, 1, false, 6, 4, 4, 4>(cublasTransposeParams<float2>, float2 const*, float2*, float)',
+     'elementwise', 'arith'),
 ]
 
 
