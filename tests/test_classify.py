@@ -526,6 +526,9 @@ OUTVOTED = {
     "const*, float*, float)":
         ("cast", "cuDNN's scaled transpose from one type to another: cast by the DECISIONS, and labelled so in rounds "
                  "481, 574 and 629 (the layout-cast rule since rounds 626-630)"),
+    "void convert_CooToCsr_kernel<0>(int const*, int, int, int*)":
+        ("other", "COO to CSR compresses row indices into row offsets, a count and a scan (scans are other by the "
+                  "DECISIONS), and it is labelled other in rounds 631 and 632"),
 }
 
 
@@ -642,7 +645,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_611_615.tsv", 316, 5, 310),
                                                         ("heldout_616_620.tsv", 259, 5, 257),
                                                         ("heldout_621_625.tsv", 247, 4, 241),
-                                                        ("heldout_626_630.tsv", 271, 5, 268)])
+                                                        ("heldout_626_630.tsv", 271, 5, 268),
+                                                        ("heldout_631_635.tsv", 278, 5, 270)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3292,6 +3292,20 @@ CASES = [
      'elementwise', 'arith'),
     ('void scal_kernel<float2, float, 1, false, 6, 4, 4, 4>(cublasTransposeParams<float2>, float2 const*, float2*, float)',
      'elementwise', 'arith'),
+    # rounds 631-635 (cuSOLVER 11.7.1, cuSPARSE 12.5.1, cuBLAS 12.6.4, cuDNN 8.9.4 for CUDA 11, cuRAND 10.3.0 for CUDA
+    # 11): a bidiagonal reduction's update is GEMM-class as the tridiagonal one's; COO to CSR (row offsets from a
+    # count and a scan) leaves the data-movement rule, CSR to COO stays; a bare conj, a pivot-index setter and an
+    # integer negation are pointwise
+    ('void labrd_update_colA<float2, 16, 16>(long, long, float2 const*, long, float2 const*, long, float2 const*, long, float2 const*, float2*)',
+     'linear', 'gemm'),
+    ('void sp_CooToCsr_kernel<128>(int const*, int, int, int*, int)',
+     'other', 'unmatched'),
+    ('void (anonymous namespace)::kernel::conj<256l, float>(long, float*, long)',
+     'elementwise', 'data-movement'),
+    ('void mg_getrf_set_ipiv<256>(int, int, int*)',
+     'elementwise', 'data-movement'),
+    ('void negation_I32<int, 256>(int, int*)',
+     'elementwise', 'arith'),
 ]
 
 
