@@ -419,7 +419,7 @@ def _match(rules: list[Rule], ev: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]
                 hit = hits(src, fast, v, cand)
                 if src == "base" and nested is not None:
                     # a base pattern also reads the name's last component: `(^|_)word` meets `ns::word`
-                    at = np.flatnonzero(nested[cand])
+                    at = np.flatnonzero(nested[cand] & ~hit)  # (a name its full base met needs no second look)
                     hit[at] |= hits("last", fast, v, cand[at])
                 keep = ~hit if neg else hit
             cand = cand[keep]
