@@ -3336,6 +3336,20 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('find_nonzero_kernel',
      'other', 'sampling-topk-sort'),
+    ('void cask_dev_cublas::uncompressSparseFilter<float, false, 4>(cask_dev_cublas::SparseTensorsParams)',
+     'elementwise', 'sparse-compressor'),
+    ('void cusparse::(anonymous namespace)::binary_search_lb_offset_kernel<128u, 8u, 0ul, int, int, cusparse::CopyCsr<__half2>, int const, int const, int const, __half2 const>(int const*, int)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::(anonymous namespace)::binary_search_lb_offset_kernel<128u, 8u, 0ul, int, int, cusparse::WorkCompute, int const, int const, int, long>(int const*, int)',
+     'other', 'unmatched'),
+    ('void cusparse::(anonymous namespace)::binary_search_lb_kernel<128u, 8u, 0ul, int, int, cusparse::WorkCompute, int const, int const, int, long>(int const*, int)',
+     'other', 'unmatched'),
+    ('void pegasus_nrminf_first<dd_real, 256>(int, dd_real const*, int, double*)',
+     'elementwise', 'reduction'),
+    ('void nrminf_update_panel<double>(int, double*)',
+     'other', 'unmatched'),
+    ('void uncompress_kv_cache_kernel<half>(half*)',
+     'other', 'unmatched'),
 ]
 
 
