@@ -288,6 +288,10 @@ TEXT_CHARS = 4096
 _ANON = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
 _CUT = re.compile(r"[<(\[]")
 _SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$|\.kd$")  # ROCm code-object suffixes
+# a SFINAE return type (`std::enable_if<COND, void>::type kernel<...>(...)`, as c++filt prints a
+# kernel templated that way): the kernel's own name follows it (up to the first `>::type `: the
+# condition's own `::type`s are followed by `::`, and its comparisons make brackets no guide)
+_ENABLE_IF = re.compile(r"(?:[\w:]*::)?enable_if<.*?>::type (?=\S)")
 
 
 def base_name(name: str) -> str:
@@ -301,6 +305,8 @@ def base_name(name: str) -> str:
     s = _SUFFIX.sub("", name.strip())
     if s.startswith("void "):
         s = s[5:]
+    elif (m := _ENABLE_IF.match(s)) is not None:
+        s = s[m.end():]
     s = _ANON.sub("", s)
     m = _CUT.search(s, 1)
     if m:
