@@ -3444,6 +3444,20 @@ CASES = [
      'other', 'unmatched'),
     ('void dense2csr_gemm_kernel<float>(float*)',
      'linear', 'gemm'),
+    ('void spmvop::details::create_row_bins<int, int, 256, 8>(int, int const*, int*, int*)',
+     'other', 'unmatched'),
+    ('void cusolver::internal::hermitianize_matrix<float, 0l, 256l>(long, float*, long, long)',
+     'elementwise', 'data-movement'),
+    ('void kernel::normalize_eigenvectors_real_kernel<256l, float, float>(long, float*, long, float const*)',
+     'elementwise', 'arith'),
+    ('void qr_dinv_kernel<float, float, 128>(int, int, float const*, int const*, int const*, float*)',
+     'elementwise', 'arith'),
+    ('void shift_householder_vector_byColumn<float, 5, 3>(long, float const*, long, float*, long)',
+     'elementwise', 'data-movement'),
+    ('void spmvop::details::spmv_kernel<int, float>(int)',
+     'linear', 'gemm'),
+    ('void householder_vector_kernel<float>(float*)',
+     'other', 'unmatched'),
 ]
 
 
