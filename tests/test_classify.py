@@ -706,3 +706,49 @@ def test_heldout_captured_rounds_keep_what_they_read_right(path, names, right):
     k = classify.classify_kernels(pd.DataFrame({"name": df["name"], "op": op, "op_input_types": ""}),
                                   classify.load_rules())
     _keeps_what_it_read(df, k["bucket"].astype(str).to_numpy(), right, ["name", "inner", "bucket"])
+
+
+def test_packaged_plans_are_the_rules_twins():
+    """rules/default.plans.json holds what each packaged rule's twin would be made of (its lower-case
+    pattern and its branches' literals): a rules change without `python bench/heldout/plans.py`
+    fails here (the twins would still be right, made at run time, only slower)."""
+    import json
+
+    from traceattrib import classify
+
+    held = json.loads(classify.PLANS_FILE.read_text(encoding="utf-8"))
+    fresh = classify.packaged_plans()
+    assert sorted(set(fresh) - set(held))[:3] == [], "rules changed: run python bench/heldout/plans.py"
+    assert held == fresh
+    # every twin of the packaged rules is in it; a branch of plain letters is its own literal, one
+    # with an optional start keeps the rest
+    assert len(held) > 150
+    branches = {b: lit for v in held.values() for b, lit in (v["plan"] or ())}
+    assert branches["nvjet"] == "nvjet"
+    assert branches["(^|_)dgmm(_|$)"] == "dgmm"
+
+
+def test_twins_from_plans_read_as_twins_from_patterns(monkeypatch, tmp_path):
+    """The packaged names read the same (bucket and rule) with the plans file, with none, and with
+    one that is not JSON."""
+    from traceattrib import classify
+
+    names = pd.read_csv(LABELLED, keep_default_na=False, dtype=str)["name"].tolist()
+    names += pd.read_csv(LABELLED.parent / "heldout_666_670.tsv", sep="\t", quoting=3, dtype=str)["name"].tolist()
+    def read(plans_file):
+        monkeypatch.setattr(classify, "PLANS_FILE", plans_file)
+        classify._plans.cache_clear()
+        classify._default.cache_clear()
+        got = classify.explain(names, classify.load_rules())
+        return got["bucket"].tolist(), got["rule"].tolist()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    try:
+        with_plans = read(classify.PLANS_FILE)
+        assert classify._plans()  # (the packaged file was read)
+        assert read(tmp_path / "missing.json") == with_plans
+        assert classify._plans() == {}
+        assert read(bad) == with_plans
+    finally:
+        classify._plans.cache_clear()
+        classify._default.cache_clear()

@@ -101,32 +101,51 @@ def _runs(items: list) -> list[str]:
     return out
 
 
+def plan(pattern: str, flags: int = 0) -> list[tuple[str, str]] | None:
+    """(branch text, its required literal) for each top-level branch of `pattern`, or None where the
+    pattern is searched whole (it cannot be split, has few branches, or two branches name a group
+    alike: re refuses the whole pattern then). An invalid branch raises re.error, as re.compile of
+    the whole pattern would."""
+    branches = split_branches(pattern) if not flags & re.VERBOSE else None
+    if branches is None or len(branches) < MIN_BRANCHES:
+        return None
+    out: list[tuple[str, str]] = []
+    seen: frozenset = frozenset()
+    for b in branches:
+        lit, names = _parsed(b, flags)
+        if seen & names:
+            return None
+        seen |= names
+        out.append((b, lit))
+    return out
+
+
+_PLAN = object()  # BranchSearch: make the plan from the pattern
+
+
 class BranchSearch:
     """`search` as re.compile(pattern, flags).search's, by branches (module docstring); patterns it
     cannot split, of few branches, or whose branches name a group alike are searched whole. An
     invalid pattern raises re.error here, as re.compile would (one whose only fault is a
-    look-behind of varying width in a branch with a literal: when a text first holds that literal). Each branch is parsed here for its
-    literal and compiled when a text first holds it (most never do in one trace's names: compiling
-    every branch of the packaged rules would cost as much as the searches it saves)."""
+    look-behind of varying width in a branch with a literal: when a text first holds that literal).
+    Each branch is parsed here for its literal (`plan`; `planned`: that plan, made before, of this
+    very pattern and flags) and compiled when a text first holds it (most never do in one trace's
+    names: compiling every branch of the packaged rules would cost as much as the searches it
+    saves)."""
 
     __slots__ = ("_whole", "_rest", "_literal", "_flags")
 
-    def __init__(self, pattern: str, flags: int = 0):
+    def __init__(self, pattern: str, flags: int = 0, planned: list[tuple[str, str]] | None | object = _PLAN):
         self._whole: re.Pattern | None = None
         self._rest: re.Pattern | None = None  # the branches without a literal, as one alternation
         self._literal: list[list] = []  # [literal, branch text, its compiled form or None]
         self._flags = flags
-        branches = split_branches(pattern) if not flags & re.VERBOSE else None
-        if branches is None or len(branches) < MIN_BRANCHES:
+        parts = plan(pattern, flags) if planned is _PLAN else planned
+        if parts is None:
             self._whole = re.compile(pattern, flags)
             return
-        rest, seen = [], set()
-        for b in branches:
-            lit, names = _parsed(b, flags)  # (an invalid branch raises re.error, as the whole would)
-            if seen & names:  # a group name twice: re refuses the whole pattern
-                self._whole = re.compile(pattern, flags)
-                return
-            seen |= names
+        rest = []
+        for b, lit in parts:
             if len(lit) >= MIN_LITERAL:
                 self._literal.append([lit, b, None])
             else:

@@ -13,16 +13,18 @@ back to every row.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import vocab
-from .branches import BranchSearch
+from .branches import BranchSearch, plan
 from .demangle import demangle
 from .errors import TraceError
 
@@ -144,11 +146,37 @@ def _lower_pattern(pattern: str) -> str:
     return "".join(out)
 
 
+# the packaged rules' twins made once, beside the rules (bench/heldout/plans.py writes it; a test
+# holds it to what Twin would make): parsing every branch for its literal cost about 0.1 s of every
+# command, most of classifying a trace's names
+PLANS_FILE = Path(__file__).parent / "rules" / "default.plans.json"
+
+
+@lru_cache(maxsize=1)
+def _plans() -> dict[str, tuple[str, list[tuple[str, str]] | None]]:
+    """original pattern -> (its lower-case twin, the twin's `plan`), from PLANS_FILE; {} where it
+    is missing or not of that shape (each twin is then made from its pattern)."""
+    try:
+        raw = json.loads(PLANS_FILE.read_text(encoding="utf-8"))
+        return {k: (v["lower"], None if v["plan"] is None else [(b, lit) for b, lit in v["plan"]])
+                for k, v in raw.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def twin_plan(pattern: str) -> tuple[str, list[tuple[str, str]] | None]:
+    """(the lower-case twin of a rule pattern, its branches' plan): what PLANS_FILE holds for it.
+    re.error where the twin does not compile."""
+    lower = _lower_pattern(pattern)
+    return lower, plan(lower)
+
+
 class Twin:
-    """A rule regex's lower-case twin (`_lower_pattern`), to search lower-cased text with: compiled
-    on first use (the packaged rules have over a hundred; compiling them all cost about 0.2 s of every
-    command, and a trace's names are usually all matched before the last rules). `compiled()` is
-    None when the twin does not compile: the rule then reads the original text with its own regex."""
+    """A rule regex's lower-case twin (`_lower_pattern`), to search lower-cased text with: made on
+    first use (the packaged rules have over a hundred; compiling them all cost about 0.2 s of every
+    command, and a trace's names are usually all matched before the last rules), from PLANS_FILE
+    where it holds the pattern. `compiled()` is None when the twin does not compile: the rule then
+    reads the original text with its own regex."""
 
     __slots__ = ("original", "_rx", "_done")
 
@@ -159,8 +187,13 @@ class Twin:
 
     def compiled(self) -> BranchSearch | None:
         if not self._done:
+            known = _plans().get(self.original.pattern)
             try:
-                self._rx = BranchSearch(_lower_pattern(self.original.pattern))
+                if known is not None:
+                    self._rx = BranchSearch(known[0], planned=known[1])
+                else:
+                    lower, parts = twin_plan(self.original.pattern)
+                    self._rx = BranchSearch(lower, planned=parts)
             except re.error:
                 self._rx = None
             self._done = True
@@ -255,6 +288,23 @@ def _compile(rows: tuple[vocab.RuleRow, ...], source: str, eager: bool = True) -
 def _default() -> tuple[Rule, ...]:
     """The packaged rules (rules/default.toml), compiled once per process."""
     return tuple(_compile(vocab.load("default", vocab.RulesFile).rule, "default rules", eager=False))
+
+
+def packaged_plans() -> dict[str, dict]:
+    """PLANS_FILE's content made afresh: for each twin of the packaged rules, its original pattern ->
+    {"lower": the twin, "plan": its branches' [text, literal] pairs (null: searched whole)}; twins
+    that do not compile are left out (made, and refused, at run time as before)."""
+    out: dict[str, dict] = {}
+    for rule in _default():
+        for twin in rule.fast:
+            if twin is None or twin.original.pattern in out:
+                continue
+            try:
+                lower, parts = twin_plan(twin.original.pattern)
+            except re.error:
+                continue
+            out[twin.original.pattern] = {"lower": lower, "plan": None if parts is None else [list(p) for p in parts]}
+    return out
 
 
 def load_rules(path: str | None = None) -> Rules:
