@@ -3490,6 +3490,20 @@ CASES = [
      'other', 'unmatched'),
     ('void vector_add_kernel<float>(float*)',
      'elementwise', 'arith'),
+    ('cest_epilogue(int*, int*, int, int, int)',
+     'linear', 'gemm'),
+    ('void reduce_nmoduli_kernel<oz2_s1z4m11_dgemm>(int, int, int const*, int const*, int, bool, int*, int*)',
+     'other', 'unmatched'),
+    ('void (anonymous namespace)::real_to_complex_kernel<float2, float, 256>(float const*, float2*, long)',
+     'cast', 'convert'),
+    ('void MaxAbs1A_stage1<double, double, 8>(long, long, double const*, unsigned long, double*)',
+     'elementwise', 'reduction'),
+    ('void cusolver::internal::apply_matrix_inverse_scaling<double, 0l, 0l, 256l>(long, long, double const*, long, double*, long, long)',
+     'elementwise', 'arith'),
+    ('void reduce_sum_kernel<float>(float*)',
+     'elementwise', 'reduction'),
+    ('void complex_to_real_fft_kernel<float>(float*)',
+     'other', 'unmatched'),
 ]
 
 
