@@ -3249,7 +3249,7 @@ CASES = [
     ('void stedc_convert_kernel<double2, double, 8>(int, double const*, int, double2*, int)',
      'cast', 'convert'),
     ('void normalize_U_z2c_kernel<32, 8>(int, int, double2 const*, unsigned long, double const*, float2*, unsigned long)',
-     'other', 'unmatched'),
+     'elementwise', 'arith'),
     # rounds 616-620 (cuSPARSE 12.3.0, cuBLAS 12.2.1, cuDNN 8.9.6, cuFFT 11.0.8, cuSPARSELt 0.6.2): cuSPARSE's binary
     # search is data movement only where it serves a format conversion; a conjugation of values pointwise
     ('void cusparse::binary_search_lb_kernel<128u, 8u, 0ul, int, int, cusparse::WorkCompute, int const, int const, int, long>(int const*, int, int, int, int, int, int const*)',
@@ -3317,7 +3317,7 @@ CASES = [
     ('void RNN_handleInEdge_fp<float, float>(float*, float*, int, int, int, int)',
      'elementwise', 'arith'),
     ('void global_max<getrf_params_<double, 1024, 1, 512, 8, 0>, 1024>(long*, int, int, int, getrf_params_<double, 1024, 1, 512, 8, 0>::data_type*, unsigned int*, int*)',
-     'elementwise', 'arith'),
+     'elementwise', 'reduction'),
     ('void kernel::normalize_vectors<256, double, double>(long, double const*, long, char*, double*, long)',
      'elementwise', 'arith'),
     ('void (anonymous namespace)::normalizeBatchedKernel<custatevec::CsComplex<float> >(custatevec::CsComplex<float>*, double*, int, long)',
@@ -3477,7 +3477,7 @@ CASES = [
     ('void hermitianize_matrix_using_upper_triangular_part<double, 256l>(long, double*, long)',
      'elementwise', 'data-movement'),
     ('void loc_max<getrf_params_<double, 1024, 1, 512, 8, 0> >(int, void*, getrf_params_<double, 1024, 1, 512, 8, 0>::data_type*, unsigned int*)',
-     'elementwise', 'arith'),
+     'elementwise', 'reduction'),
     ('void cuds_scal_batch_kernel<double, 256>(int, double const*, double*, long long)',
      'elementwise', 'arith'),
     ('void iglu_set_matrix_values_kernel<false, false>(int, int*, int*, double*, int*, int*, double*, int*, int*, int*, int*, int*)',

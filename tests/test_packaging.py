@@ -33,6 +33,13 @@ def test_typed_package():
     assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["traceattrib"]
 
 
+def test_rule_plans_ship_with_the_rules():
+    """rules/default.plans.json (the rules' twins, made once) is package data beside the rules."""
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["traceattrib"]
+    assert (ROOT / "traceattrib" / "rules" / "default.plans.json").is_file()
+    assert "rules/*.json" in data and "rules/*.toml" in data
+
+
 def test_matplotlib_only_for_plot():
     deps = PYPROJECT["project"]["dependencies"]
     assert not any(d.startswith("matplotlib") for d in deps)

@@ -127,7 +127,8 @@ class BranchSearch:
     """`search` as re.compile(pattern, flags).search's, by branches (module docstring); patterns it
     cannot split, of few branches, or whose branches name a group alike are searched whole. An
     invalid pattern raises re.error here, as re.compile would (one whose only fault is a
-    look-behind of varying width in a branch with a literal: when a text first holds that literal).
+    look-behind of varying width in a branch with a literal: when a text first holds that literal;
+    with `planned`, nothing is parsed here, and a bad branch raises when it is first compiled).
     Each branch is parsed here for its literal (`plan`; `planned`: that plan, made before, of this
     very pattern and flags) and compiled when a text first holds it (most never do in one trace's
     names: compiling every branch of the packaged rules would cost as much as the searches it

@@ -158,15 +158,18 @@ def _plans() -> dict[str, tuple[str, list[tuple[str, str]] | None]]:
     is missing or not of that shape (each twin is then made from its pattern)."""
     try:
         raw = json.loads(PLANS_FILE.read_text(encoding="utf-8"))
-        return {k: (v["lower"], None if v["plan"] is None else [(b, lit) for b, lit in v["plan"]])
-                for k, v in raw.items()}
+        out = {k: (v["lower"], None if v["plan"] is None else [(b, lit) for b, lit in v["plan"]])
+               for k, v in raw.items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return {}
+    texts = [k for k in out] + [lower for lower, _ in out.values()] + \
+        [t for _, parts in out.values() for pair in (parts or ()) for t in pair]
+    return out if all(isinstance(t, str) for t in texts) else {}
 
 
 def twin_plan(pattern: str) -> tuple[str, list[tuple[str, str]] | None]:
     """(the lower-case twin of a rule pattern, its branches' plan): what PLANS_FILE holds for it.
-    re.error where the twin does not compile."""
+    re.error where a branch of the twin does not parse."""
     lower = _lower_pattern(pattern)
     return lower, plan(lower)
 
@@ -293,7 +296,7 @@ def _default() -> tuple[Rule, ...]:
 def packaged_plans() -> dict[str, dict]:
     """PLANS_FILE's content made afresh: for each twin of the packaged rules, its original pattern ->
     {"lower": the twin, "plan": its branches' [text, literal] pairs (null: searched whole)}; twins
-    that do not compile are left out (made, and refused, at run time as before)."""
+    with a branch that does not parse are left out (made, and refused, at run time)."""
     out: dict[str, dict] = {}
     for rule in _default():
         for twin in rule.fast:
@@ -339,9 +342,10 @@ _ANON = re.compile(r"\(anonymous namespace\)::|<unnamed>::")
 _CUT = re.compile(r"[<(\[]")
 _SUFFIX = re.compile(r"(\s*\[clone [^\]]*\])+$|\.kd$")  # ROCm code-object suffixes
 # a SFINAE return type (`std::enable_if<COND, void>::type kernel<...>(...)`, as c++filt prints a
-# kernel templated that way): the kernel's own name follows it (up to the first `>::type `: the
-# condition's own `::type`s are followed by `::`, and its comparisons make brackets no guide)
-_ENABLE_IF = re.compile(r"(?:[\w:]*::)?enable_if<.*?>::type (?=\S)")
+# kernel templated that way): the kernel's own name follows it, after the first `>::type ` that a
+# name's first character follows (the condition's own `::type`s are followed by `::`, `,` or `>`,
+# never a space, and its comparisons make brackets no guide)
+_ENABLE_IF = re.compile(r"(?:[\w:]*::)?enable_if<.*?>::type (?=[\w(~:])")
 
 
 def base_name(name: str) -> str:

@@ -2,13 +2,17 @@
 branches' literals (classify.packaged_plans), made once here so that no command parses them. Run it
 after any change to rules/default.toml; tests/test_classify.py fails until it is run.
 
-    PYTHONPATH=<tree> python bench/heldout/plans.py
+    python bench/heldout/plans.py
 """
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
-from traceattrib import classify
+# this tree's package, whatever else is installed: the file belongs to the tree it was made from
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from traceattrib import classify  # noqa: E402
 
 
 def main() -> int:
