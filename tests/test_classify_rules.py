@@ -3504,6 +3504,22 @@ CASES = [
      'elementwise', 'reduction'),
     ('void complex_to_real_fft_kernel<float>(float*)',
      'other', 'unmatched'),
+    ('void spmvop::details::exclusive_scan<int>(int*, int*)',
+     'other', 'sampling-topk-sort'),
+    ('void spmvop::details::count_bin_sizes<int, 256, 8>(int*, int, int const*)',
+     'other', 'unmatched'),
+    ('void cusparse::spgemm_reuse::copy_columns_offsets<128, int, int2>(int2 const*, int, int, int*, int*)',
+     'elementwise', 'data-movement'),
+    ('void (anonymous namespace)::norm1_sign_save_match_kernel<double, 256, true, true>(long, double const*, double*, double*, int*)',
+     'other', 'unmatched'),
+    ('fused_layer_norm1_cast8',
+     'norm', 'norm'),
+    ('void orgtr_shift_householder_vector_lower<double2, 5, 3>(int, double2 const*, unsigned long, double2*)',
+     'elementwise', 'data-movement'),
+    ('void reset_lowerA_kernel<double2, 256>(long, double2 const*, long, double2*, long)',
+     'elementwise', 'data-movement'),
+    ('RNN_init_128x4(uint4*, int, unsigned int)',
+     'elementwise', 'data-movement'),
 ]
 
 
