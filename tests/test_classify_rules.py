@@ -3520,6 +3520,22 @@ CASES = [
      'elementwise', 'data-movement'),
     ('RNN_init_128x4(uint4*, int, unsigned int)',
      'elementwise', 'data-movement'),
+    ('void cusparse::count_nz_reverse_kernel<int, cusparse::Complex<double> >(cusparse::Complex<double> const*, int, int, int, int*, int*)',
+     'elementwise', 'reduction'),
+    ('void foward_marshaling_bxb_rhs<float>(float*, float const*, int, int, int, int, int, int, float)',
+     'elementwise', 'data-movement'),
+    ('void pegasus_Qaxpy_kernel<256>(int, double, qd_real const*, double, qd_real const*, qd_real*)',
+     'elementwise', 'arith'),
+    ('void cusolver::internal::set_value<double, 256l>(double, long, long, double*, long, long)',
+     'elementwise', 'data-movement'),
+    ('void batched_conj_A_32x16<double2>(int, int, int, double2*, unsigned long, int, int)',
+     'elementwise', 'data-movement'),
+    ('void larfb_set_v1_R_kernel<double, 16>(long, double*, long, long, double*, long, long)',
+     'elementwise', 'data-movement'),
+    ('void larfb_vt_kernel<double>(double*)',
+     'linear', 'gemm'),
+    ('void marshaling_kernel<float>(float*)',
+     'other', 'unmatched'),
 ]
 
 
