@@ -190,13 +190,9 @@ class Twin:
 
     def compiled(self) -> BranchSearch | None:
         if not self._done:
-            known = _plans().get(self.original.pattern)
             try:
-                if known is not None:
-                    self._rx = BranchSearch(known[0], planned=known[1])
-                else:
-                    lower, parts = twin_plan(self.original.pattern)
-                    self._rx = BranchSearch(lower, planned=parts)
+                lower, parts = _plans().get(self.original.pattern) or twin_plan(self.original.pattern)
+                self._rx = BranchSearch(lower, planned=parts)
             except re.error:
                 self._rx = None
             self._done = True
