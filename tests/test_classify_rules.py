@@ -3536,6 +3536,14 @@ CASES = [
      'linear', 'gemm'),
     ('void marshaling_kernel<float>(float*)',
      'other', 'unmatched'),
+    ('void batch_glue_A_over_I_kernel<double, double, 32, 8, (char)71>(long, double const*, double, unsigned long, long long, double, double*, long, long long, int)',
+     'elementwise', 'data-movement'),
+    ('void batch_glue_B_kernel<float>(float*)',
+     'other', 'unmatched'),
+    ('void cusparse::spgemm_reuse::check_overflow_kernel<128, int>(int const*, int, int*)',
+     'other', 'unmatched'),
+    ('void cusparse::spgemm_reuse::compute_kernel<128, int, float>(int const*, float*)',
+     'linear', 'gemm'),
 ]
 
 
