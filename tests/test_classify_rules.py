@@ -3582,6 +3582,14 @@ CASES = [
      'other', 'unmatched'),
     ('swapab_kernel',
      'other', 'unmatched'),
+    ('void tensorflow::internal::ConjugateKernel<std::complex<float> >(int, std::complex<float> const*, std::complex<float>*)',
+     'elementwise', 'data-movement'),
+    ('void conjugate_vector<float2, 256l>(long, float2*, float2*, long)',
+     'elementwise', 'data-movement'),
+    ('void conjugate_gradient_kernel<float>(float*)',
+     'other', 'unmatched'),
+    ('void scale_conjugate<16u>(double2*, double2*, unsigned long, double)',
+     'elementwise', 'arith'),
 ]
 
 
