@@ -672,7 +672,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_686_690.tsv", 327, 5, 320),
                                                         ("heldout_691_695.tsv", 315, 5, 306),
                                                         ("heldout_696_700.tsv", 313, 5, 306),
-                                                        ("heldout_701_705.tsv", 267, 5, 245)])
+                                                        ("heldout_701_705.tsv", 267, 5, 245),
+                                                        ("heldout_706_710.tsv", 311, 5, 303)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3590,6 +3590,20 @@ CASES = [
      'other', 'unmatched'),
     ('void scale_conjugate<16u>(double2*, double2*, unsigned long, double)',
      'elementwise', 'arith'),
+    ('void glu_L_factorKernel<8>(int, int, double2*, int const*, int const*, int const*, int*, int*, int*, int, int*, int)',
+     'other', 'unmatched'),
+    ('void glu_internal_vector_scatter_kernel<false>(int, int, int const*, int const*, int, int const*, int*, double*, double const*)',
+     'elementwise', 'data-movement'),
+    ('void at::native::glu_backward_kernel<float, OffsetCalculator<3, unsigned int, false> >(int, float*, float const*, float const*)',
+     'elementwise', 'activation'),
+    ('glu_kernel',
+     'elementwise', 'activation'),
+    ('void max_exponent_cfp64_kernel<16, cest_quantizer>(int, int, const_emu_batch<double2>, int, int*, long, int*, int, reduction_dimension)',
+     'elementwise', 'reduction'),
+    ('void construct_cbf16_kernel_N<16, cest_quantizer>(int, int, int, int, const_emu_batch<double2>, int, int const*, long, __nv_bfloat16*, int, long, int, reduction_dimension)',
+     'cast', 'emulated-gemm-split'),
+    ('void reconstruct_cbf16_kernel_N<16>(int, float*)',
+     'other', 'unmatched'),
 ]
 
 
