@@ -541,6 +541,10 @@ OUTVOTED = {
     "void convert_CooToCsr_kernel<0>(int const*, int, int, int*)":
         ("other", "COO to CSR compresses row indices into row offsets, a count and a scan (scans are other by the "
                   "DECISIONS), and it is labelled other in rounds 631 and 632"),
+    "void ormql_cta_kernel<float, 4, 0>(long, long, long, float const*, long, long, float const*, long, float*, long, "
+    "long, long, long, long, int)":
+        ("linear", "applying a QL factor's block reflectors is the GEMM-class work ormqr_* is (the GEMM rule), and its "
+                   "double forms are labelled linear in rounds 689 and 714"),
 }
 
 
@@ -673,7 +677,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_691_695.tsv", 315, 5, 306),
                                                         ("heldout_696_700.tsv", 313, 5, 306),
                                                         ("heldout_701_705.tsv", 267, 5, 245),
-                                                        ("heldout_706_710.tsv", 311, 5, 303)])
+                                                        ("heldout_706_710.tsv", 311, 5, 303),
+                                                        ("heldout_711_715.tsv", 319, 5, 306)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

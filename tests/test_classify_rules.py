@@ -3604,6 +3604,14 @@ CASES = [
      'cast', 'emulated-gemm-split'),
     ('void reconstruct_cbf16_kernel_N<16>(int, float*)',
      'other', 'unmatched'),
+    ('void ormql_cta_kernel<double, 4, 1>(long, long, long, double const*, long, long, double const*, long, double*, long, long, long, long, long, int)',
+     'linear', 'gemm'),
+    ('void sft_fixed_k_major_l2<double, short, 64, 4, int const*>(int, int, oz2_batch_ptr<double const>, int, int const*, short*, long)',
+     'cast', 'emulated-gemm-split'),
+    ('void vllm::beam::oneshot<2, false, true>(vllm::beam::Params)',
+     'communication', 'custom-allreduce'),
+    ('void lookahead_gzip::combined_oneshot_kernel<int>(int*)',
+     'other', 'unmatched'),
 ]
 
 
