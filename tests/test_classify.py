@@ -545,6 +545,9 @@ OUTVOTED = {
     "long, long, long, long, int)":
         ("linear", "applying a QL factor's block reflectors is the GEMM-class work ormqr_* is (the GEMM rule), and its "
                    "double forms are labelled linear in rounds 689 and 714"),
+    "void chol_check_singularity<double, double, 256>(int, int const*, double const*, double, int*)":
+        ("elementwise", "a search of the diagonal for zeros, a simple reduction: its float form and the trtri_ and qr_ "
+                        "checks are labelled elementwise in rounds 684, 689 and 720"),
 }
 
 
@@ -678,7 +681,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_696_700.tsv", 313, 5, 306),
                                                         ("heldout_701_705.tsv", 267, 5, 245),
                                                         ("heldout_706_710.tsv", 311, 5, 303),
-                                                        ("heldout_711_715.tsv", 319, 5, 306)])
+                                                        ("heldout_711_715.tsv", 319, 5, 306),
+                                                        ("heldout_716_720.tsv", 299, 5, 289)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3612,6 +3612,12 @@ CASES = [
      'communication', 'custom-allreduce'),
     ('void lookahead_gzip::combined_oneshot_kernel<int>(int*)',
      'other', 'unmatched'),
+    ('void qr_check_singularity<float2, float, 256>(int, float2 const*, float, int*)',
+     'elementwise', 'reduction'),
+    ('void check_singularity_and_solve<float>(int, float*)',
+     'other', 'unmatched'),
+    ('void shift_householder_vector_byRow<float2, 5, 3>(long, float2 const*, long, float2*, long)',
+     'elementwise', 'data-movement'),
 ]
 
 
