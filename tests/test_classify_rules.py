@@ -3618,6 +3618,10 @@ CASES = [
      'other', 'unmatched'),
     ('void shift_householder_vector_byRow<float2, 5, 3>(long, float2 const*, long, float2*, long)',
      'elementwise', 'data-movement'),
+    ('void nchwToFoldedNhwcKernel<__half, double, double, false, (cudnnKernelDataType_t)0>(int, int, int, int, __half const*, double*, int, int, int, int, int, int, int, int, int, int, double, double, cudnn::reduced_divisor)',
+     'cast', 'layout-cast'),
+    ('void nchwToFoldedNhwcKernel<__half, __half, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, __half const*, __half*, int, int, int, int, int, int, int, int, int, int, float, float, cudnn::reduced_divisor)',
+     'elementwise', 'layout-copy'),
 ]
 
 
