@@ -3622,6 +3622,18 @@ CASES = [
      'cast', 'layout-cast'),
     ('void nchwToFoldedNhwcKernel<__half, __half, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, __half const*, __half*, int, int, int, int, int, int, int, int, int, int, float, float, cudnn::reduced_divisor)',
      'elementwise', 'layout-copy'),
+    ('void csr2gebsr_large_core<float, 4, false, true>(cusparseCsr2GebsrParams<float>, int*)',
+     'elementwise', 'data-movement'),
+    ('void cusolver::internal::reorder_triangular_matrix<float2, 0l, 256l>(long, float2*, long, long)',
+     'elementwise', 'data-movement'),
+    ('void laed2_dist_Q_Q2_kernel<double, 8>(int, double const*, int, double*, int const*)',
+     'elementwise', 'data-movement'),
+    ('void laed2_kernel<double>(int, double*)',
+     'other', 'unmatched'),
+    ('void foldedNchwToNchwKernel<__nv_bfloat16, __half, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, __nv_bfloat16 const*, __half*, int)',
+     'cast', 'layout-cast'),
+    ('void foldedNchwToNchwKernel<__half, __half, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, __half const*, __half*, int)',
+     'elementwise', 'layout-copy'),
 ]
 
 
