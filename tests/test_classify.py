@@ -548,6 +548,9 @@ OUTVOTED = {
     "void chol_check_singularity<double, double, 256>(int, int const*, double const*, double, int*)":
         ("elementwise", "a search of the diagonal for zeros, a simple reduction: its float form and the trtri_ and qr_ "
                         "checks are labelled elementwise in rounds 684, 689 and 720"),
+    "void cusparse::coo_init_diagonal_ker<int, float, 1>(int, float*, unsigned int*, unsigned int*)":
+        ("elementwise", "it writes a diagonal's values and indices, a fill (data movement by the DECISIONS), and its "
+                        "other instances are labelled elementwise in rounds 703, 726 and 735"),
 }
 
 
@@ -684,7 +687,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_711_715.tsv", 319, 5, 306),
                                                         ("heldout_716_720.tsv", 299, 5, 289),
                                                         ("heldout_721_725.tsv", 290, 5, 284),
-                                                        ("heldout_726_730.tsv", 320, 5, 310)])
+                                                        ("heldout_726_730.tsv", 320, 5, 310),
+                                                        ("heldout_731_735.tsv", 267, 5, 254)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

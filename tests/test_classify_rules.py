@@ -3634,6 +3634,18 @@ CASES = [
      'cast', 'layout-cast'),
     ('void foldedNchwToNchwKernel<__half, __half, float, true, (cudnnKernelDataType_t)0>(int, int, int, int, int, int, int, __half const*, __half*, int)',
      'elementwise', 'layout-copy'),
+    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__parallel_for::ParallelForAgent<thrust::cuda_cub::__tabulate::functor<thrust::device_ptr<int>, thrust::system::detail::generic::detail::compute_sequence_value<int, void>, long>, long>, thrust::cuda_cub::__tabulate::functor<thrust::device_ptr<int>, thrust::system::detail::generic::detail::compute_sequence_value<int, void>, long>, long>(thrust::cuda_cub::__tabulate::functor<thrust::device_ptr<int>, thrust::system::detail::generic::detail::compute_sequence_value<int, void>, long>, long)',
+     'elementwise', 'thrust-transform'),
+    ('void cub::CUB_200600_500_520_600_610_700_750_800_860_890_900_NS::detail::for_each::static_kernel<cub::CUB_200600_500_520_600_610_700_750_800_860_890_900_NS::detail::for_each::policy_hub_t::policy_350_t, long, thrust::cuda_cub::__tabulate::functor<thrust::device_ptr<int>, thrust::system::detail::generic::detail::compute_sequence_value<int, void>, long> >(long, thrust::cuda_cub::__tabulate::functor<thrust::device_ptr<int>, thrust::system::detail::generic::detail::compute_sequence_value<int, void>, long>)',
+     'elementwise', 'thrust-transform'),
+    ('void cub::CUB_200600_500_520_600_610_700_750_800_860_890_900_NS::detail::for_each::static_kernel<cub::CUB_200600_500_520_600_610_700_750_800_860_890_900_NS::detail::for_each::policy_hub_t::policy_350_t, long, thrust::cuda_cub::__scatter::functor<int> >(long, thrust::cuda_cub::__scatter::functor<int>)',
+     'other', 'sampling-topk-sort'),
+    ('void back_marshaling_bxb_rhs<float>(float*, float const*, int, int, int, int, int, int)',
+     'elementwise', 'data-movement'),
+    ('(anonymous namespace)::setup_grouped_gemm_kernel(void**, void**, void**, void**, int*, int*, int*, int*, int*, int*, float**, float**)',
+     'other', 'unmatched'),
+    ('void cusparse::coo_init_diagonal_ker<long, double, 1>(long, double*, unsigned int*, unsigned int*)',
+     'elementwise', 'data-movement'),
 ]
 
 
