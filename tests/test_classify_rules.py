@@ -3646,6 +3646,14 @@ CASES = [
      'other', 'unmatched'),
     ('void cusparse::coo_init_diagonal_ker<long, double, 1>(long, double*, unsigned int*, unsigned int*)',
      'elementwise', 'data-movement'),
+    ('void transformer_engine::nvfp4_transpose::nvfp4_transpose_kernel<true, transformer_engine::Empty, &(float transformer_engine::relu<float, float>(float, transformer_engine::Empty const&)), __nv_bfloat16, true, false>(CUtensorMap_st, CUtensorMap_st)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::nvfp4_transpose::nvfp4_transpose_kernel<false, transformer_engine::Empty, &(float transformer_engine::relu<float, float>(float, transformer_engine::Empty const&)), __nv_bfloat16, true, false>(CUtensorMap_st, CUtensorMap_st)',
+     'cast', 'quantize'),
+    ('void separate_callback_storer<unsigned int, float>(kernel_separate_cb_args_t<unsigned int>, callback_t, unsigned long long)',
+     'elementwise', 'data-movement'),
+    ('void callback_storer_setup<unsigned int>(int*)',
+     'other', 'unmatched'),
 ]
 
 
