@@ -3676,6 +3676,20 @@ CASES = [
      'other', 'unmatched'),
     ('void rowperm_kernel<float, float, 5, 4>(long, long, float const*, unsigned long, int const*, float*, unsigned long)',
      'elementwise', 'data-movement'),
+    ('void cudss::perm_ker<double2, int, 128, 1>(unsigned int, int, double2*, double2*, int*, long)',
+     'elementwise', 'data-movement'),
+    ('void cusparse::coo_create_perm_ker<int, float, 128>(int, int, unsigned int*, int const*, int const*, float const*, unsigned int*)',
+     'other', 'unmatched'),
+    ('void cudss::make_1based_ker<long, 256>(long, long*)',
+     'elementwise', 'data-movement'),
+    ('void export_dense_from_factors_gpu<long, int, float, float, 256>(int, int, int, int const*, long const*)',
+     'elementwise', 'data-movement'),
+    ('void cudss::addv_ker<double2, int, 256>(int, double2*, long, double2*, unsigned int, long, long, long)',
+     'elementwise', 'arith'),
+    ('void cutensor_internal_namespace::tensor_permute<80, __half, float, float, (cutensorOperator_t)1, (cutensorOperator_t)1, (cutensorOperator_t)3, 64, 1, 1, 4, int>(float, __half const*)',
+     'cast', 'layout-cast'),
+    ('void cutensor_internal_namespace::tensor_permute<90, __half, __half, float, (cutensorOperator_t)1, (cutensorOperator_t)1, (cutensorOperator_t)3, 64, 1, 1, 4, int>(float, __half const*)',
+     'elementwise', 'layout-copy'),
 ]
 
 
