@@ -690,7 +690,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_726_730.tsv", 320, 5, 310),
                                                         ("heldout_731_735.tsv", 267, 5, 254),
                                                         ("heldout_736_740.tsv", 210, 5, 209),
-                                                        ("heldout_741_745.tsv", 190, 5, 169)])
+                                                        ("heldout_741_745.tsv", 190, 5, 169),
+                                                        ("heldout_746_750.tsv", 311, 5, 285)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
