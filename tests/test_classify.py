@@ -551,6 +551,12 @@ OUTVOTED = {
     "void cusparse::coo_init_diagonal_ker<int, float, 1>(int, float*, unsigned int*, unsigned int*)":
         ("elementwise", "it writes a diagonal's values and indices, a fill (data movement by the DECISIONS), and its "
                         "other instances are labelled elementwise in rounds 703, 726 and 735"),
+    "void cudss::factorize_ker<long, float, int, float, 32, 0, 0, 0, 1, 0, 16, 32, 0>(int, unsigned int, int, "
+    "int, float*, float*, long const*, int const*, int const*, int*, int const*, long const*, long const*, long "
+    "const*, int const*, int*, int, int, int, int, int*, int*, float, float*, int, int*, int, long, long, int "
+    "const*, long const*, long const*, long, long, int const*, int, int*, int, int const*, int*, float*, float)":
+        ("linear", "cuDSS's supernodal numeric factorization, dense work on supernodes (the GEMM rule): its other "
+                   "instances and forms are labelled linear in rounds 742, 746 and 751"),
 }
 
 
@@ -691,7 +697,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_731_735.tsv", 267, 5, 254),
                                                         ("heldout_736_740.tsv", 210, 5, 209),
                                                         ("heldout_741_745.tsv", 190, 5, 169),
-                                                        ("heldout_746_750.tsv", 311, 5, 285)])
+                                                        ("heldout_746_750.tsv", 311, 5, 285),
+                                                        ("heldout_751_755.tsv", 315, 5, 304)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
