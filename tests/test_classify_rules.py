@@ -3760,6 +3760,12 @@ CASES = [
      'cast', 'convert'),
     ('void transformer_engine::fused_router::fused_topk_with_score_function_forward_kernel<__nv_bfloat16>(__nv_bfloat16 const*, int, int, int, bool, int, int, float, int, float*, bool*, float*)',
      'other', 'moe-routing'),
+    ('void (anonymous namespace)::grouped_bias_add_kernel<__nv_bfloat16, 4, true, 128, 16>(char*, char const*, float const*, (anonymous namespace)::TensorShapeInfo, int, int, int)',
+     'linear', 'gemm'),
+    ('void add_bias_kernel<float>(float*, float const*, int, int)',
+     'elementwise', 'arith'),
+    ('void transformer_engine::fused_router::convert_accum_to_output<float>(float const*, float*)',
+     'other', 'unmatched'),
 ]
 
 
