@@ -3766,6 +3766,14 @@ CASES = [
      'elementwise', 'arith'),
     ('void transformer_engine::fused_router::convert_accum_to_output<float>(float const*, float*)',
      'other', 'unmatched'),
+    ('chunk_global_cumsum_vector_kernel',
+     'attention', 'linear-attention'),
+    ('cumsum_kernel',
+     'other', 'sampling-topk-sort'),
+    ('void transformer_engine::dispatch::fp8::group_quantize_kernel::group_cast_fp8_kernel<true, transformer_engine::Empty, &(float transformer_engine::srelu<float, float>(float, transformer_engine::Empty const&)), float, __nv_fp8_e5m2, (transformer_engine::ScalingType)2, (transformer_engine::ShapeRepresentation)3>(float const*, __nv_fp8_e5m2*, __nv_fp8_e5m2*, float const*, float const*, unsigned long, unsigned long, unsigned long, long const*, long const*, long const*)',
+     'elementwise', 'te-act-quantize'),
+    ('void transformer_engine::dispatch::fp8::group_quantize_kernel::group_cast_fp8_kernel<false, transformer_engine::Empty, (float (*)(float, transformer_engine::Empty const&))0, __half, __nv_fp8_e4m3, (transformer_engine::ScalingType)2, (transformer_engine::ShapeRepresentation)3>(__half const*, __nv_fp8_e4m3*, __nv_fp8_e4m3*, float const*, float const*, unsigned long, unsigned long, unsigned long, long const*, long const*, long const*)',
+     'cast', 'quantize'),
 ]
 
 
