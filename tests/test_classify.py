@@ -702,7 +702,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_756_760.tsv", 275, 5, 265),
                                                         ("heldout_761_770.tsv", 338, 9, 315),
                                                         ("heldout_771_775.tsv", 321, 5, 309),
-                                                        ("heldout_776_780.tsv", 295, 5, 285)])
+                                                        ("heldout_776_780.tsv", 295, 5, 285),
+                                                        ("heldout_781_785.tsv", 216, 5, 208)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

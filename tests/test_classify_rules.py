@@ -3792,6 +3792,16 @@ CASES = [
      'other', 'sampling-topk-sort'),
     ('chunk_ttt_linear_bwd_kernel_norm',
      'norm', 'norm'),
+    ('void glu_Q_factorKernel<8>(int, int, qd_real*, int const*, int const*, int const*, int*, int*, int*, int, int*, int)',
+     'other', 'unmatched'),
+    ('void gebal_epilogue_kernel<256l, float2>(long, long, long, long, long, float2*, long, cuType<float2>::pod_type const*, cuType<float2>::pod_type const*)',
+     'elementwise', 'arith'),
+    ('void shift_right_kernel<double2, 32, 16>(long, long, long, double2 const*, long, double2*, long)',
+     'elementwise', 'data-movement'),
+    ('void labrd_set_D<double, double>(long, long, double*, double*)',
+     'elementwise', 'data-movement'),
+    ('void latrd_set_real_kernel<double>(double*, long, int)',
+     'elementwise', 'data-movement'),
 ]
 
 
