@@ -557,6 +557,9 @@ OUTVOTED = {
     "const*, long const*, long const*, long, long, int const*, int, int*, int, int const*, int*, float*, float)":
         ("linear", "cuDSS's supernodal numeric factorization, dense work on supernodes (the GEMM rule): its other "
                    "instances and forms are labelled linear in rounds 742, 746 and 751"),
+    "void reduce_nmoduli_kernel<oz2_s1z4m11_dgemm>(int, int, int const*, int const*, int, bool, int*, int*)":
+        ("elementwise", "a maximum over the emulated GEMM's moduli counts, a simple reduction: its other instances "
+                        "are labelled elementwise in rounds 711 and 787"),
 }
 
 
@@ -703,7 +706,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_761_770.tsv", 338, 9, 315),
                                                         ("heldout_771_775.tsv", 321, 5, 309),
                                                         ("heldout_776_780.tsv", 295, 5, 285),
-                                                        ("heldout_781_785.tsv", 216, 5, 208)])
+                                                        ("heldout_781_785.tsv", 216, 5, 208),
+                                                        ("heldout_786_790.tsv", 255, 5, 239)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

@@ -3493,7 +3493,7 @@ CASES = [
     ('cest_epilogue(int*, int*, int, int, int)',
      'linear', 'gemm'),
     ('void reduce_nmoduli_kernel<oz2_s1z4m11_dgemm>(int, int, int const*, int const*, int, bool, int*, int*)',
-     'other', 'unmatched'),
+     'elementwise', 'reduction'),
     ('void (anonymous namespace)::real_to_complex_kernel<float2, float, 256>(float const*, float2*, long)',
      'cast', 'convert'),
     ('void MaxAbs1A_stage1<double, double, 8>(long, long, double const*, unsigned long, double*)',
@@ -3802,6 +3802,10 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void latrd_set_real_kernel<double>(double*, long, int)',
      'elementwise', 'data-movement'),
+    ('cudnn::fusion::print_dropout_mask_fprop(unsigned int*, float*, int, int, int, int, unsigned long, unsigned long, unsigned long)',
+     'elementwise', 'arith'),
+    ('void reduce_nmoduli_kernel<oz2_int8_zgemm>(int, int, int const*, int const*, int, bool, int*, int*)',
+     'elementwise', 'reduction'),
 ]
 
 
