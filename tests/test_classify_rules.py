@@ -2252,7 +2252,7 @@ CASES = [
     ('void cudnn::engines_runtime_compiled::nchwToNhwcKernel<__half, __half, float, false, false, (cudnnKernelDataType_t)0>(int, int, int, int, __half const*, __half*)',
      'elementwise', 'layout-copy'),
     ('void nvinfer1::rt::cuda::padGemmDeconvFilterWeights<__half, 16, true>(nvinfer1::rt::cuda::PadGemmDeconvFilterLaunchParams<__half>)',
-     'other', 'unmatched'),
+     'elementwise', 'data-movement'),
     # rounds 263-266 (FlashInfer's and Aphrodite's Triton kernels): a two-shot all-reduce by number, a query
     # projection, a split-K reduce, split-KV stages and their LSE, a per-head cache reshape, W4A16 and
     # emulated-NVFP4 MoE GEMMs
@@ -3806,6 +3806,22 @@ CASES = [
      'elementwise', 'arith'),
     ('void reduce_nmoduli_kernel<oz2_int8_zgemm>(int, int, int const*, int const*, int, bool, int*, int*)',
      'elementwise', 'reduction'),
+    ('void turbomind::compute_beta_g_kernel_v2<__half>(__half*, __half*, __half const*, int, __half const*, int, __half const*, __half const*, int, int)',
+     'attention', 'linear-attention'),
+    ('cask_plugin_trt::xmma_trt::wngd_transform_flt_2x2_3x3_f16_nhwc(__half*, __half const*, int, int)',
+     'linear', 'convolution'),
+    ('void xmma_trt::implicit_gemm::strided_dgrad_indexed::kernel_helper_stage_0<xmma_trt::implicit_gemm::strided_dgrad_indexed::Params_pre_hopper>(xmma_trt::implicit_gemm::strided_dgrad_indexed::Params_pre_hopper)',
+     'other', 'unmatched'),
+    ('void nvinfer1::rt::cuda::padFilterWeights<float, 4>(nvinfer1::rt::cuda::PadWeightsLaunchParams<float>)',
+     'elementwise', 'data-movement'),
+    ('void kcrsToC_rskn_gpu<float>(float const*, float*, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int)',
+     'elementwise', 'data-movement'),
+    ('void mlx::core::cu::copy_v<cuda::std::__4::complex<float>, double, long, 2>(cuda::std::__4::complex<float> const*, double*, long)',
+     'cast', 'templated-convert'),
+    ('void mlx::core::cu::copy_gg<cuda::std::__4::complex<float>, cuda::std::__4::complex<float>, int, 4>(cuda::std::__4::complex<float> const*, cuda::std::__4::complex<float>*, int)',
+     'elementwise', 'data-movement'),
+    ('void mlx::core::cu::prepare_grouped_mm_data<4>(unsigned int const*, unsigned long, int, int, int, int, int, int, signed char*, signed char*, signed char*, int, int, int)',
+     'other', 'unmatched'),
 ]
 
 
