@@ -556,14 +556,15 @@ OUTVOTED = {
     "const*, int const*, int*, int, int, int, int, int*, int*, float, float*, int, int*, int, long, long, int "
     "const*, long const*, long const*, long, long, int const*, int, int*, int, int const*, int*, float*, float)":
         ("linear", "cuDSS's supernodal numeric factorization, dense work on supernodes (the GEMM rule): its other "
-                   "instances and forms are labelled linear in rounds 742, 746 and 751"),
+                   "instances and forms are labelled linear in rounds 742, 746, 751 and 756 (other in 768)"),
     "void reduce_nmoduli_kernel<oz2_s1z4m11_dgemm>(int, int, int const*, int const*, int, bool, int*, int*)":
         ("elementwise", "a maximum over the emulated GEMM's moduli counts, a simple reduction: its other instances "
                         "are labelled elementwise in rounds 711 and 787"),
-    "void "
-    "xmma__5x_cudnn::implicit_gemm::strided_dgrad_indexed::kernel_helper_stage_1<xmma__5x_cudnn::implicit_gemm::strided_dgrad_indexed::Params_pre_hopper>(xmma__5x_cudnn::implicit_gemm::strided_dgrad_indexed::Params_pre_hopper)":
+    "void xmma__5x_cudnn::implicit_gemm::strided_dgrad_indexed::kernel_helper_stage_1<xmma__5x_cudnn::imp"
+    "licit_gemm::strided_dgrad_indexed::Params_pre_hopper>(xmma__5x_cudnn::implicit_gemm::strided_dgrad_i"
+    "ndexed::Params_pre_hopper)":
         ("other", "a strided dgrad's index tables built before its GEMM, no GEMM: the other stages are labelled "
-                  "other in rounds 707 and 793 (twice)"),
+                  "other in rounds 707, 793 (twice) and 796 (twice)"),
 }
 
 
