@@ -3834,6 +3834,8 @@ CASES = [
      'other', 'unmatched'),
     ('void onnxruntime::cuda::_UnaryElementWise<__half, onnxruntime::Float8E4M3FN, onnxruntime::cuda::OP_CastNoSat<__half, onnxruntime::Float8E4M3FN>, 256, 4>(__half const*, onnxruntime::Float8E4M3FN*, onnxruntime::cuda::OP_CastNoSat<__half, onnxruntime::Float8E4M3FN>, int)',
      'cast', 'functor-cast'),
+    ('void cask__5x_cudnn::XmmaSparseInt8GemmMetadataReorder<false>(void*, void const*, long, bool, long, long)',
+     'elementwise', 'data-movement'),
 ]
 
 
