@@ -715,7 +715,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_786_790.tsv", 255, 5, 239),
                                                         ("heldout_791_795.tsv", 169, 5, 147),
                                                         ("heldout_796_800.tsv", 315, 5, 308),
-                                                        ("heldout_801_805.tsv", 282, 5, 271)])
+                                                        ("heldout_801_805.tsv", 282, 5, 271),
+                                                        ("heldout_806_810.tsv", 262, 5, 255)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""

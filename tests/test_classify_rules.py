@@ -3836,6 +3836,12 @@ CASES = [
      'cast', 'functor-cast'),
     ('void cask__5x_cudnn::XmmaSparseInt8GemmMetadataReorder<false>(void*, void const*, long, bool, long, long)',
      'elementwise', 'data-movement'),
+    ('void mlx::core::cu::logsumexp<__half, float, 32, 8>(__half const*, __half*, int)',
+     'elementwise', 'reduction'),
+    ('logsumexp_fwd_kernel',
+     'other', 'unmatched'),
+    ('void gebd2_set_D<float, float>(long, long, float*, float*, float const*, float*)',
+     'elementwise', 'data-movement'),
 ]
 
 
