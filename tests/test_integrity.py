@@ -495,3 +495,13 @@ def test_diff_gate_refuses_untrusted_traces(tmp_path):
                              "--allow-untrusted").out)
     assert doc["gate"]["untrusted"] == [str(bad)] and doc["after"][0]["untrusted"] == ["lost_ops"]
     assert run_cli("diff", EAGER_NSYS, EAGER_NSYS, "--no-cache", "--fail-if-slower", "50").rc == 0
+
+
+@given(st.lists(st.lists(st.booleans(), min_size=len(integrity.CHECKS), max_size=len(integrity.CHECKS)),
+                max_size=40))
+def test_flag_texts_join_each_steps_failed_checks(rows):
+    """Each step's flags name its failed checks in CHECKS order, as joining them step by step does."""
+    hit = np.array(rows, bool).reshape(len(rows), len(integrity.CHECKS))
+    got = integrity._flag_texts(hit)
+    assert got.dtype == object and len(got) == len(rows)
+    assert got.tolist() == [",".join(c for c, h in zip(integrity.CHECKS, r) if h) for r in rows]

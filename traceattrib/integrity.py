@@ -119,9 +119,18 @@ def rank_checks(trace: Trace, ops: pd.DataFrame, steps: pd.DataFrame, kernel_buc
     else:
         add("unlaunched", SKIPPED, None, 0)
         add("lost_ops", SKIPPED, None, 0)
-    names = np.array(CHECKS, dtype=object)
-    return RankChecks(pd.DataFrame(rows, columns=CHECK_COLUMNS),
-                      np.array([",".join(names[r]) for r in hit], dtype=object) if n else np.empty(0, object))
+    return RankChecks(pd.DataFrame(rows, columns=CHECK_COLUMNS), _flag_texts(hit))
+
+
+def _flag_texts(hit: np.ndarray) -> np.ndarray:
+    """Per step (row of `hit`, steps x CHECKS), the names of its failed checks joined by commas
+    ("" none): each distinct pattern of failures joined once, not once per step."""
+    if not len(hit):
+        return np.empty(0, object)
+    pattern = hit.astype(np.int64) @ (1 << np.arange(hit.shape[1], dtype=np.int64))
+    seen, at = np.unique(pattern, return_inverse=True)
+    text = np.array([",".join(c for j, c in enumerate(CHECKS) if p >> j & 1) for p in seen.tolist()], dtype=object)
+    return text[at.reshape(-1)]
 
 
 def stream_overlap(ops: pd.DataFrame, skip: np.ndarray, slack_ns: int) -> np.ndarray:
