@@ -3842,6 +3842,10 @@ CASES = [
      'other', 'unmatched'),
     ('void gebd2_set_D<float, float>(long, long, float*, float*, float const*, float*)',
      'elementwise', 'data-movement'),
+    ('void gebrd_set_D_E_A<float, float, 256>(long, long, float*, long, float*, float*)',
+     'elementwise', 'data-movement'),
+    ('void gebrd_set_D_E_A_mult<float, float, 256>(long, long, float*, long, float*, float*)',
+     'other', 'unmatched'),
 ]
 
 

@@ -1,11 +1,12 @@
 """How far blind labellers agree with each other, and the rules with them (tests/data/agreement_480.tsv).
 
-    PYTHONPATH=<tree> python bench/heldout/agree.py [tests/data/agreement_480.tsv] [--disagree]
+    PYTHONPATH=<tree> python bench/heldout/agree.py [tests/data/agreement_*.tsv ...] [--disagree]
 
-The file holds 480 names drawn at random (seed 20261206) from the held-out rounds 147-810, each
-with its round's label (`label`), two more labels given blind by labellers who saw only the name,
-its source and the DECISIONS of rules/default.toml (`label_b`, `label_c`), and what the rules read
-at first sight (`reads`). Prints pairwise agreement (strict, and lenient as score.py counts it),
+Each file holds names with their round's label (`label`), two more labels given blind by
+labellers who saw only the name, its source and the DECISIONS of rules/default.toml (`label_b`,
+`label_c`), and what the rules read at first sight (`reads`): agreement_480.tsv, 480 names drawn
+at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv, every name of
+rounds 811-815, labelled three times as they were gathered. Prints pairwise agreement (strict, and lenient as score.py counts it),
 the names all three labels agree on, and the rules at first sight and at the tree on PYTHONPATH
 against each label, the majority of three and the unanimous names.
 """
@@ -21,7 +22,7 @@ from traceattrib import classify
 
 MAIN = frozenset({"linear", "attention", "communication", "cast"})
 LABELS = ("label", "label_b", "label_c")
-DEFAULT = Path(__file__).resolve().parents[2] / "tests" / "data" / "agreement_480.tsv"
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 
 
 def lenient(label: str, read: str) -> bool:
@@ -39,11 +40,18 @@ def line(what: str, hits: int, n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("file", nargs="?", type=Path, default=DEFAULT)
+    ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--disagree", action="store_true", help="list the names the labels split on")
     a = ap.parse_args(argv)
-    with open(a.file, newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    for f in a.files or sorted(DATA.glob("agreement_*.tsv")):
+        print(f"== {f.name}")
+        with open(f, newline="") as fh:
+            table(list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)), a.disagree)
+    return 0
+
+
+def table(rows: list[dict[str, str]], disagree: bool) -> None:
+    """Prints the agreement table of one file's rows."""
     n = len(rows)
     for i, x in enumerate(LABELS):
         for y in LABELS[i + 1:]:
@@ -63,11 +71,10 @@ def main(argv: list[str] | None = None) -> int:
         on = [(b, r["label"]) for b, r in zip(reads, rows) if r["label"] == r["label_b"] == r["label_c"]]
         print(line(f"{what} = unanimous", sum(b == m for b, m in on), len(on)))
         print(line(f"{what} ~ unanimous (lenient)", sum(lenient(m, b) for b, m in on), len(on)))
-    if a.disagree:
+    if disagree:
         for r, b in zip(rows, now):
             if not r["label"] == r["label_b"] == r["label_c"]:
                 print(f"  {r['label']}/{r['label_b']}/{r['label_c']} reads={b}\t{r['name'][:160]}")
-    return 0
 
 
 if __name__ == "__main__":
