@@ -1,14 +1,15 @@
-"""How far blind labellers agree with each other, and the rules with them (tests/data/agreement_480.tsv).
+"""How far blind labellers agree with each other, and the rules with them (tests/data/agreement_*.tsv).
 
     PYTHONPATH=<tree> python bench/heldout/agree.py [tests/data/agreement_*.tsv ...] [--disagree]
 
 Each file holds names with their round's label (`label`), two more labels given blind by
 labellers who saw only the name, its source and the DECISIONS of rules/default.toml (`label_b`,
 `label_c`), and what the rules read at first sight (`reads`): agreement_480.tsv, 480 names drawn
-at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv, every name of
-rounds 811-815, labelled three times as they were gathered. Prints pairwise agreement (strict, and lenient as score.py counts it),
-the names all three labels agree on, and the rules at first sight and at the tree on PYTHONPATH
-against each label, the majority of three and the unanimous names.
+at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv and
+agreement_816_820.tsv, every name of rounds 811-820, labelled three times as they were gathered.
+Prints pairwise agreement (strict, and lenient as score.py counts it), the names all three labels
+agree on, and the rules at first sight and at the tree on PYTHONPATH against each label, the
+majority of three and the unanimous names.
 """
 from __future__ import annotations
 
