@@ -240,3 +240,18 @@ def test_wide_values_in_compact_columns_stay_exact(tmp_path):
     other = k["start_ns"] != ns(nccl[0]["ts"])
     pd.testing.assert_frame_equal(k[other].drop(columns=["rank"]).reset_index(drop=True),
                                   ref[ref["start_ns"] != ns(nccl[0]["ts"])].drop(columns=["rank"]).reset_index(drop=True))
+
+
+@pytest.mark.parametrize("names, used, want", [
+    ({0: "NVIDIA H100 80GB HBM3"}, [0], ["NVIDIA H100 80GB HBM3"]),
+    # ROCm: kernels on node GPU 9, deviceProperties lists the one visible device as id 0
+    ({0: "AMD Instinct MI300X"}, [9], ["AMD Instinct MI300X"]),
+    ({i: "AMD Instinct MI300X" for i in range(8)}, [2, 11], ["AMD Instinct MI300X"] * 2),
+    # two models listed: an id no entry has stays unknown
+    ({0: "NVIDIA A100-SXM4-80GB", 1: "NVIDIA H100 80GB HBM3"}, [1, 3], ["NVIDIA H100 80GB HBM3", "device 3"]),
+    ({i: "" for i in range(8)}, [2], ["device 2"]),                 # vLLM on MI300: names left empty
+    ({}, [0], ["device 0"]),
+])
+def test_gpu_names_of_devices_deviceproperties_does_not_list(names, used, want):
+    from traceattrib.ingest.kineto.build import gpu_names
+    assert gpu_names(names, used) == want

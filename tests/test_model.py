@@ -104,3 +104,11 @@ def test_frames_made_from_a_loaded_table_stay_writable():
 def test_empty_and_tiny_tables_as_they_are(n):
     df = _table(n)
     pd.testing.assert_frame_equal(compact(df), df)
+
+
+@pytest.mark.parametrize("name, unnamed", [("device 0", True), ("device 12", True), ("AMD Instinct MI300X", False),
+                                           ("NVIDIA H100 80GB HBM3", False), ("device", False), ("my device 2", False)])
+def test_unnamed_gpu_placeholder_is_told_from_gpu_names(name, unnamed):
+    from traceattrib.model import is_unnamed_gpu, unnamed_gpu
+    assert is_unnamed_gpu(name) is unnamed
+    assert is_unnamed_gpu(unnamed_gpu(7)) and unnamed_gpu(7) == "device 7"

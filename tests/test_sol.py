@@ -14,6 +14,7 @@ kernel), so these numbers do not depend on step detection.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -401,6 +402,18 @@ def test_findings_candidates(loaded):
     assert sol.candidates("decode", SolSummary()) == []
 
 
+def test_unnamed_gpu_says_the_trace_does_not_name_it(loaded):
+    """A device the trace gives no name for (vLLM's MI300 traces leave deviceProperties' names
+    empty) is said to be unnamed, not missing from rules/gpus.toml."""
+    t = loaded("llama_eager_torch.pt.trace.json.gz")
+    rep = analyze(dataclasses.replace(t, meta={**t.meta, "gpus": ["device 2"]}))
+    said = texts(rep.notes)
+    assert "the trace does not name its GPU (device 2): pass --peak-bw and --peak-flops for the speed-of-light floor" \
+        in said
+    assert not any("rules/gpus.toml" in n for n in said)
+    assert summary_of(rep)["by_kind"]["decode"]["speed_of_light"]["min_step_ns"] is None
+
+
 def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):
     import dataclasses
 
@@ -434,3 +447,10 @@ def test_custom_gemm_wrapper_reads_the_aten_op_inside():
     assert r["sol_weight_bytes"] == (36 * layer + 151936 * 4096) * 2
     assert math.isnan(r["sol_kv_bytes"])           # aiter::mha_batch_prefill: paged, not read
     assert any("paged or custom KV layout" in n for n in texts(rep.notes))
+    # its kernels ran on device 9 of the node, the one visible device listed as id 0: an MI300X,
+    # whose 1.3074 PFLOP/s bf16 make the 213 TFLOP step's floor 163 ms
+    assert rep.meta["devices"] == [9] and rep.meta["gpus"] == ["AMD Instinct MI300X"]
+    d = summary_of(rep)["by_kind"]["prefill"]["speed_of_light"]
+    assert d["gpu"] == "MI300X" and d["peak_flops"] == 1.3074e15
+    assert d["min_step_ns"] == pytest.approx(d["flops_per_step"] / 1.3074e15 * 1e9)
+    assert d["mfu"] == pytest.approx(d["min_step_ns"] / 987367474.0)

@@ -6,6 +6,7 @@ reader may leave optional columns out only where listed. Rows are sorted by `sta
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,16 @@ KERNEL_COLUMNS: dict[str, str] = {
 # Python API's tables show them. A reader asked for a lean read leaves them out (conform then fills
 # 0 and "", which mean unknown) and says so in meta["lean"].
 EXPORT_ONLY_KERNEL_COLUMNS = ("short_name", "block_x", "block_y", "block_z")
+
+
+def unnamed_gpu(device: int) -> str:
+    """What meta["gpus"] holds for a device whose trace does not name its GPU."""
+    return f"device {device}"
+
+
+def is_unnamed_gpu(name: str) -> bool:
+    """Whether a meta["gpus"] entry is unnamed_gpu's placeholder rather than a GPU's name."""
+    return re.fullmatch(r"device -?\d+", name) is not None
 
 MEMOP_COLUMNS: dict[str, str] = {
     "start_ns": "int64",

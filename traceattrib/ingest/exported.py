@@ -37,6 +37,7 @@ from ..model import (
     Trace,
     conform,
     empty,
+    unnamed_gpu,
 )
 
 MARKER = b'"traceattrib_export"'  # render/perfetto.py MARKER, as it appears in the file
@@ -289,7 +290,7 @@ def _meta(about: dict, tables: dict[str, pd.DataFrame], rank_of: dict[int, int])
         "profiler_version": _text(info.get("profiler_version")), "schema_version": info.get("schema_version")
         if isinstance(info.get("schema_version"), (int, str)) else None,
         "devices": used, "gpus": [g for g in info.get("gpus") or [] if isinstance(g, str)] or
-        [f"device {d}" for d in used], "ranks": rank_ids,
+        [unnamed_gpu(d) for d in used], "ranks": rank_ids,
         "world_size": info.get("world_size") if isinstance(info.get("world_size"), int) else None,
         "exported_from": _text(about.get("source")) or "", "notes": [NOTE],
     }

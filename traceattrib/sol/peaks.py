@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import vocab
+from ..model import is_unnamed_gpu
 from ..notes import Note, note
 
 
@@ -77,7 +78,7 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
         p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
         if gpus:
-            notes.append(note("sol.gpu_unknown", gpus[0]))
+            notes.append(note("sol.gpu_unnamed" if is_unnamed_gpu(gpus[0]) else "sol.gpu_unknown", gpus[0]))
         return None, notes
     if peak_bw:
         p.hbm_Bps, p.source = float(peak_bw), (p.source + "; " if p.source else "") + "bandwidth from --peak-bw"
