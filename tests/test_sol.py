@@ -297,7 +297,11 @@ def test_model_config_errors(tmp_path, capsys):
     ("NVIDIA L40S", "L40S"), ("NVIDIA L4", "L4"), ("NVIDIA A10", "A10"), ("NVIDIA B200", "B200"),
     ("NVIDIA GB200", "GB200"), ("NVIDIA GH200 480GB", "GH200 (HBM3)"), ("AMD Instinct MI300X", "MI300X"),
     ("AMD Instinct MI300X VF", "MI300X"), ("AMD Instinct MI325X", "MI325X"), ("AMD Instinct MI355X", "MI355X"),
-    ("Tesla T4", None),
+    ("Tesla T4", "T4"), ("Tesla V100-SXM2-32GB", "V100 SXM"), ("Tesla V100-PCIE-16GB", "V100 PCIe"),
+    ("Tesla V100S-PCIE-32GB", "V100S"), ("Tesla V100-FHHL-16GB", None), ("NVIDIA L40", "L40"), ("NVIDIA A40", "A40"),
+    ("NVIDIA A30", "A30"), ("NVIDIA GeForce RTX 4090", "GeForce RTX 4090"), ("NVIDIA GeForce RTX 4090 D", None),
+    ("NVIDIA GeForce RTX 4090 Laptop GPU", None), ("NVIDIA GeForce RTX 3090", "GeForce RTX 3090"),
+    ("NVIDIA GeForce RTX 3090 Ti", None), ("NVIDIA GeForce RTX 3060", None), ("Orin", None),
 ])
 def test_gpu_names_match_their_row(name, row):
     p = sol.match_gpu(name)
@@ -311,7 +315,9 @@ def test_every_gpu_row_is_sourced_and_sane():
         assert r.source and ("nvidia.com" in r.source or "amd.com" in r.source), r.name
         assert 1e11 < r.hbm_Bps < 2e13
         f = r.flops
-        assert f["bf16"] == f["fp16"] and 1e13 < f["bf16"] < 1e16
+        assert 1e13 < f["fp16"] < 1e16 and f.get("bf16", f["fp16"]) == f["fp16"], r.name
+        assert "bf16" in f or r.name in ("T4", "V100S", "V100 PCIe", "V100 SXM"), r.name  # no bf16 before Ampere
+        assert all(0 < v <= f["fp16"] for k, v in f.items() if k in ("tf32", "fp32")), r.name
         for lo, hi in (("bf16", "fp8"), ("fp8", "fp4")):
             if lo in f and hi in f:
                 assert f[hi] > f[lo], r.name
@@ -400,6 +406,26 @@ def test_findings_candidates(loaded):
     assert lin.bound == pytest.approx(float(np.median(steps["span_ns"] / (steps["span_ns"] - saved))))
     assert findings.ceiling("decode", ks) == floor == rep.summary.ceiling
     assert sol.candidates("decode", SolSummary()) == []
+
+
+@pytest.mark.parametrize("gpu, bw", [("NVIDIA GeForce RTX 4090", 1008e9), ("Tesla T4", 320e9),
+                                     ("Tesla V100-SXM2-32GB", 900e9)])
+def test_consumer_and_older_gpus_have_a_floor(loaded, gpu, bw):
+    """The eager Llama decode step (988 MB of weights per step) on GPUs the table gives peaks for
+    from their datasheets: the floor is the bytes at the GPU's memory bandwidth."""
+    t = loaded("llama_eager_torch.pt.trace.json.gz")
+    rep = analyze(dataclasses.replace(t, meta={**t.meta, "gpus": [gpu]}))
+    d = summary_of(rep)["by_kind"]["decode"]["speed_of_light"]
+    assert d["peak_bw_Bps"] == bw and d["bytes_per_step"] == 987758592
+    assert d["memory_time_ns"] == pytest.approx(987758592 / bw * 1e9)
+    assert not any("gpus.toml" in n for n in texts(rep.notes))
+
+
+def test_gpu_known_without_peaks_says_so(loaded):
+    t = loaded("llama_eager_torch.pt.trace.json.gz")
+    rep = analyze(dataclasses.replace(t, meta={**t.meta, "gpus": ["NVIDIA GeForce RTX 3060"]}))
+    assert "rules/gpus.toml lists no peaks for GPU 'NVIDIA GeForce RTX 3060' (RTX): pass --peak-bw and --peak-flops " \
+        "for the speed-of-light floor" in texts(rep.notes)
 
 
 def test_unnamed_gpu_says_the_trace_does_not_name_it(loaded):

@@ -145,6 +145,8 @@ TEXT: dict[str, Words] = {
                                      f"{a[1] or 'no'} peaks"),
     "sol.gpu_unknown": lambda c, a: (f"GPU {a[0]!r} is not in rules/gpus.toml: pass --peak-bw and --peak-flops for the "
                                      "speed-of-light floor"),
+    "sol.gpu_no_peaks": lambda c, a: (f"rules/gpus.toml lists no peaks for GPU {a[0]!r} ({a[1]}): pass --peak-bw and "
+                                      "--peak-flops for the speed-of-light floor"),
     "sol.gpu_unnamed": lambda c, a: (f"the trace does not name its GPU ({a[0]}): pass --peak-bw and --peak-flops for "
                                      "the speed-of-light floor"),
     "sol.tp": lambda c, a: (f"--model: tensor parallel size {a[0]} (from {a[1]}): weights, KV heads and "

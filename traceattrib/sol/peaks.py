@@ -50,16 +50,20 @@ def _patterns() -> tuple[re.Pattern, ...]:
     return tuple(re.compile(r.match, re.I) for r in _table().gpu)
 
 
+def gpu_row(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> vocab.GpuRow | None:
+    """The first GPU row whose `match` is found in the GPU name; None when no row matches."""
+    pats = _patterns() if rows is None else tuple(re.compile(r.match, re.I) for r in rows)
+    return next((r for r, p in zip(rows if rows is not None else _table().gpu, pats) if p.search(name or "")), None)
+
+
 def match_gpu(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> Peak | None:
     """The peaks of the first GPU row whose `match` is found in the GPU name; None when no row
     matches or that row has no peaks."""
-    pats = _patterns() if rows is None else tuple(re.compile(r.match, re.I) for r in rows)
-    for r, p in zip(rows if rows is not None else _table().gpu, pats):
-        if p.search(name or ""):
-            if r.hbm_Bps is None:
-                return None
-            return Peak(name=r.name, hbm_Bps=float(r.hbm_Bps), flops={k: float(v) for k, v in r.flops.items()},
-                        source=r.source)
+    r = gpu_row(name, rows)
+    if r is None or r.hbm_Bps is None:
+        return None
+    return Peak(name=r.name, hbm_Bps=float(r.hbm_Bps), flops={k: float(v) for k, v in r.flops.items()},
+                source=r.source)
     return None
 
 
@@ -77,7 +81,10 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
     if p is None and (peak_bw or peak_flops):
         p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
-        if gpus:
+        row = gpu_row(gpus[0]) if gpus else None
+        if row is not None:
+            notes.append(note("sol.gpu_no_peaks", gpus[0], row.name))
+        elif gpus:
             notes.append(note("sol.gpu_unnamed" if is_unnamed_gpu(gpus[0]) else "sol.gpu_unknown", gpus[0]))
         return None, notes
     if peak_bw:
