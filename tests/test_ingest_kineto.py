@@ -251,7 +251,9 @@ def test_wide_values_in_compact_columns_stay_exact(tmp_path):
     ({0: "NVIDIA A100-SXM4-80GB", 1: "NVIDIA H100 80GB HBM3"}, [1, 3], ["NVIDIA H100 80GB HBM3", "device 3"]),
     ({i: "" for i in range(8)}, [2], ["device 2"]),                 # vLLM on MI300: names left empty
     ({}, [0], ["device 0"]),
+    # a device whose own entry has no name is not given another entry's
+    ({0: "", 1: "NVIDIA H100 80GB HBM3"}, [0, 5], ["device 0", "NVIDIA H100 80GB HBM3"]),
 ])
 def test_gpu_names_of_devices_deviceproperties_does_not_list(names, used, want):
-    from traceattrib.ingest.kineto.build import gpu_names
+    from traceattrib.model import gpu_names
     assert gpu_names(names, used) == want

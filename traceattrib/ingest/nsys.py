@@ -33,8 +33,8 @@ from ..model import (
     Trace,
     conform,
     empty,
+    gpu_names,
     one_value,
-    unnamed_gpu,
 )
 from . import nccl_nvtx
 from ._sqlite import Columns, SqliteSource
@@ -659,7 +659,7 @@ def meta_of(r: _Reader, devices: list[int] | None) -> dict:
                     if isinstance(i, int) and 0 <= i <= INT32_MAX}
     used = devices if devices is not None else sorted(gpus)
     meta["devices"] = used
-    meta["gpus"] = [gpus.get(d, unnamed_gpu(d)) for d in used]
+    meta["gpus"] = gpu_names(gpus, used)
     return meta
 
 

@@ -22,7 +22,7 @@ from ...model import (
     categorical_from,
     conform,
     empty,
-    unnamed_gpu,
+    gpu_names,
 )
 from .link import _op_evidence
 from .names import _is, _kineto_version, _memop_kind, _per_value, _short_names, _take
@@ -199,18 +199,6 @@ def _meta(header: dict, dist: dict, used: list[int], rank: int, warnings: list, 
     if warnings:
         meta["warnings"] = list(warnings)
     return meta
-
-
-def gpu_names(names: dict[int, str], used: list[int]) -> list[str]:
-    """The GPU of each device in `used`: its deviceProperties entry's name; where no entry has that
-    id and every entry names one model, that model ("device N" otherwise). deviceProperties lists
-    the process's visible devices by their index among them, while ROCm traces give a kernel's
-    device by its index on the node (a process on GPU 9 of a node of MI300X shows device 9 and one
-    entry, id 0): a process runs kernels only on its visible devices, so one model among them is
-    the model of any device it used."""
-    models = {n for n in names.values() if n}
-    only = models.pop() if len(models) == 1 else ""
-    return [names.get(d) or only or unnamed_gpu(d) for d in used]
 
 
 def _schema_version(v) -> int | None:
