@@ -170,6 +170,10 @@ def test_findings_bounds_and_contract(fmt):
     assert IDLE_WHAT["launch"] in whats and IDLE_WHAT["host"] in whats[:2]
     host_f = next(f for f in fs if f["what"] == IDLE_WHAT["host"])
     assert "host_busy_wait" in host_f["evidence"]
+    # the blocking 16 MB copy from pageable memory: a copy-engine operation, not a kernel
+    copy = next(f for f in fs if "memory" in f["what"])
+    assert copy["what"] == "exposed memory copies and fills (memcpy/memset)"
+    assert copy["evidence"].endswith(" operations/step") and "kernels" not in copy["evidence"]
     out = json.loads(jsonout.render(rep))
     for step in out["steps"]:
         assert set(step["idle_causes_ns"]) == set(idle.CAUSES)

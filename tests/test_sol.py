@@ -438,6 +438,12 @@ def test_unnamed_gpu_says_the_trace_does_not_name_it(loaded):
         in said
     assert not any("rules/gpus.toml" in n for n in said)
     assert summary_of(rep)["by_kind"]["decode"]["speed_of_light"]["min_step_ns"] is None
+    # two unnamed devices (nsys-ai's 2-GPU H100 export has no GPU table) are not "different GPUs"
+    rep = analyze(dataclasses.replace(t, meta={**t.meta, "gpus": ["device 0", "device 1"]}))
+    said = texts(rep.notes)
+    assert "the trace does not name its GPUs (device 0, device 1): pass --peak-bw and --peak-flops for the " \
+        "speed-of-light floor" in said
+    assert not any("different GPUs" in n for n in said)
 
 
 def test_unknown_gpu_says_so_and_takes_peaks_from_the_command_line(loaded):

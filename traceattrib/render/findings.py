@@ -36,6 +36,8 @@ def what(f: Finding) -> str:
     """What the finding is, in a few words."""
     a = f.args
     if f.code == "bucket":
+        if a[0] == "memory":  # copy-engine copies and fills, and the driver kernels that do them
+            return "exposed memory copies and fills (memcpy/memset)"
         return "exposed " + ("unclassified kernels (bucket other)" if a[0] == "other" else f"{a[0]} kernels")
     if f.code == "idle":
         return IDLE_WHAT[a[0]]
@@ -54,8 +56,9 @@ def evidence(f: Finding) -> str:
     """The figures from the trace that back it, one line."""
     a = f.args
     if f.code == "bucket":
-        _, x, share, count = a
-        return f"{_ms(x)}/step exposed ({share:.1%} of the span) in {per_step_count(count)} kernels/step"
+        bucket, x, share, count = a
+        ops = "operations" if bucket == "memory" else "kernels"
+        return f"{_ms(x)}/step exposed ({share:.1%} of the span) in {per_step_count(count)} {ops}/step"
     if f.code == "idle":
         cause, x, share, n_ops, queued, top = a
         ev = f"{_ms(x)}/step ({share:.1%} of the span)"

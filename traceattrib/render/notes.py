@@ -147,8 +147,8 @@ TEXT: dict[str, Words] = {
                                      "speed-of-light floor"),
     "sol.gpu_no_peaks": lambda c, a: (f"rules/gpus.toml lists no peaks for GPU {a[0]!r} ({a[1]}): pass --peak-bw and "
                                       "--peak-flops for the speed-of-light floor"),
-    "sol.gpu_unnamed": lambda c, a: (f"the trace does not name its GPU ({a[0]}): pass --peak-bw and --peak-flops for "
-                                     "the speed-of-light floor"),
+    "sol.gpu_unnamed": lambda c, a: (f"the trace does not name its GPU{'s' if len(a[0]) > 1 else ''} "
+                                     f"({', '.join(a[0])}): pass --peak-bw and --peak-flops for the speed-of-light floor"),
     "sol.tp": lambda c, a: (f"--model: tensor parallel size {a[0]} (from {a[1]}): weights, KV heads and "
                             "vocabulary split over the ranks"),
     "sol.kv_needs_context": lambda c, a: ("--model: KV-cache bytes and attention FLOPs need the batch and the context: "

@@ -70,7 +70,8 @@ def match_gpu(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> Peak |
 def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | None = None) -> tuple[Peak | None, list[Note]]:
     """Peaks for a trace's GPU (meta['gpus']), with --peak-bw / --peak-flops taking precedence."""
     notes: list[Note] = []
-    gpus = sorted(set(g for g in (meta.get("gpus") or []) if g))
+    names = sorted(set(g for g in (meta.get("gpus") or []) if g))
+    gpus = [g for g in names if not is_unnamed_gpu(g)]  # the GPUs the trace names
     p = None
     for g in gpus:
         p = match_gpu(g)
@@ -79,13 +80,15 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
     if len(gpus) > 1:
         notes.append(note("sol.gpus_differ", tuple(gpus), p.name if p else None))
     if p is None and (peak_bw or peak_flops):
-        p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
+        p = Peak(name=names[0] if names else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
         row = gpu_row(gpus[0]) if gpus else None
         if row is not None:
             notes.append(note("sol.gpu_no_peaks", gpus[0], row.name))
         elif gpus:
-            notes.append(note("sol.gpu_unnamed" if is_unnamed_gpu(gpus[0]) else "sol.gpu_unknown", gpus[0]))
+            notes.append(note("sol.gpu_unknown", gpus[0]))
+        elif names:
+            notes.append(note("sol.gpu_unnamed", tuple(names)))
         return None, notes
     if peak_bw:
         p.hbm_Bps, p.source = float(peak_bw), (p.source + "; " if p.source else "") + "bandwidth from --peak-bw"
