@@ -167,3 +167,23 @@ def test_a_name_recurring_at_two_periods_is_regular_only_with_both(p1, p2, n1, n
     codes[odd] = 0
     row = detect.regular_names(codes, modes=2).set_index("code").loc[0]
     assert row["period"] == p1 and row["share"] == (n1 + n2) / (n1 + n2 + 1)
+
+
+def test_detection_leaves_out_another_phase_before_and_after_the_pattern():
+    """nsys-ai's 2-GPU export: 23 iterations of one pattern, then about 10 of another program
+    phase that detection had lumped into a last step of 286 ms (29 ms the others). Kernels more
+    than two periods before the first anchor or after the last are in no step; the first and last
+    steps begin and end where the pattern's boundaries would be."""
+    head, body, tail = list(range(10, 25)), [0, 1, 2, 3, 4] * 10, [5, 6, 7] * 8
+    codes = np.array(head + body + tail, np.int64)
+    gaps = np.full(codes.size, 100_000, np.int64)           # 100 us before each kernel
+    gaps[codes == 0] = 150_000                               # 150 us before each iteration
+    start = np.cumsum(gaps + 10_000)
+    d = detect.split(codes, start, start + 10_000, None)
+    assert d.period == 5 and d.ratio < detect.CLEAR
+    assert d.starts.tolist() == list(range(15, 65, 5)) and d.stops.tolist() == list(range(20, 70, 5))
+    # a tail of at most two periods stays the last step's
+    codes2 = np.array(head + body + [5, 6, 7], np.int64)
+    start2 = start[:codes2.size]
+    d2 = detect.split(codes2, start2, start2 + 10_000, None)
+    assert d2.stops[-1] == codes2.size and d2.starts[0] == 15

@@ -260,7 +260,9 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     offset after the anchor most of them chose, so a stray host hiccup inside one forward does not
     move its boundary. When those gaps do not clearly stand out (ratio < CLEAR) and the trace's
     end (a profiled loop ends with a whole forward) puts the boundary elsewhere, the end wins: the
-    kernels after the last anchor are the tail every forward has after its anchor."""
+    kernels after the last anchor are the tail every forward has after its anchor. Kernels more
+    than two periods past the last anchor (or before the first) are another phase of the program:
+    the last (first) step ends (begins) where the pattern's boundary would be, and they are in none."""
     if a.size < MIN_COUNT:
         return None
     bpos, _ = seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
@@ -285,6 +287,14 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
             p1, g1 = seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
             if g1[0] >= 0.5 * typical > 0:
                 last = int(p1[0])
+    if regular.any():
+        # the stream goes on for more than two periods past the last anchor (or before the first):
+        # another phase of the program, not part of a step; the step ends (begins) where the
+        # pattern's next (previous) boundary would be, and those kernels are in no step
+        if last == n and tail > 2 * period:
+            last = int(a[-1] + o_gap)
+        if first == 0 and a[0] > 2 * period:
+            first = int(a[0] + o_gap - period)
     starts, stops = np.r_[first, bpos], np.r_[bpos, last]
     keep = stops > starts
     return starts[keep], stops[keep], ratio
