@@ -3846,6 +3846,9 @@ CASES = [
      'elementwise', 'data-movement'),
     ('void gebrd_set_D_E_A_mult<float, float, 256>(long, long, float*, long, float*, float*)',
      'other', 'unmatched'),
+    ('exp2', 'elementwise', 'arith'),
+    ('safe_exp', 'elementwise', 'arith'),
+    ('explode', 'other', 'unmatched'),
 ]
 
 

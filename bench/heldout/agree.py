@@ -5,8 +5,9 @@
 Each file holds names with their round's label (`label`), two more labels given blind by
 labellers who saw only the name, its source and the DECISIONS of rules/default.toml (`label_b`,
 `label_c`), and what the rules read at first sight (`reads`): agreement_480.tsv, 480 names drawn
-at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv and
-agreement_816_820.tsv, every name of rounds 811-820, labelled three times as they were gathered.
+at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv,
+agreement_816_820.tsv and agreement_821_825.tsv, every name of rounds 811-825, labelled three
+times as they were gathered.
 Prints pairwise agreement (strict, and lenient as score.py counts it), the names all three labels
 agree on, and the rules at first sight and at the tree on PYTHONPATH against each label, the
 majority of three and the unanimous names.
