@@ -187,3 +187,24 @@ def test_detection_leaves_out_another_phase_before_and_after_the_pattern():
     start2 = start[:codes2.size]
     d2 = detect.split(codes2, start2, start2 + 10_000, None)
     assert d2.stops[-1] == codes2.size and d2.starts[0] == 15
+    # a trace that ends 2 kernels into a forward puts the boundaries 2 after the anchors: the first
+    # step begins 3 before its anchor, a whole period long
+    codes3 = np.array(head + body + [0, 1], np.int64)
+    start3 = np.cumsum(np.full(codes3.size, 110_000))
+    d3 = detect.split(codes3, start3, start3 + 10_000, None)
+    assert d3.starts[0] == 12 and (d3.stops - d3.starts == 5).all()
+    # boundaries that stand out clearly, and a wider gap inside the other phase: still left out
+    gaps[codes == 0], gaps[3] = 1_000_000, 2_000_000
+    start4 = np.cumsum(gaps + 10_000)
+    d4 = detect.split(codes, start4, start4 + 10_000, None)
+    assert d4.ratio >= detect.CLEAR and d4.starts[0] == 15 and d4.stops[-1] == 65
+
+
+def test_detection_still_refuses_the_layers_of_one_forward_behind_a_long_head():
+    """Kernels that run once before the layers (left out as another phase) still count as the
+    first step's, so repeating layers whose boundaries do not stand out are not taken as steps."""
+    codes = np.array(list(range(10, 25)) + [0, 1, 2, 3, 4] * 10 + [30, 31, 32], np.int64)
+    gaps = np.full(codes.size, 100_000, np.int64)
+    gaps[codes == 0] = 120_000
+    start = np.cumsum(gaps + 10_000)
+    assert detect.split(codes, start, start + 10_000, None) is None

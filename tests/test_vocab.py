@@ -329,7 +329,8 @@ def test_gemm_shapes_as_before(name, dims, types):
 # --- the GPU table ----------------------------------------------------------------------------------
 # rules/gpus.toml's peaks and rules/links.toml's [[gpu]] rules before they were one table (first
 # match wins in each), as the reference: every GPU name gets the peaks and the link it got; peaks
-# added since are rows of OLD_PEAKS too.
+# added since are rows of OLD_PEAKS too, and 'RTX 50' (which took the Quadro RTX 5000 and RTX 5000
+# Ada for GeForce RTX 50-series cards) names the series' model numbers.
 
 OLD_PEAKS = [
     ('H200 NVL', '(?<!G)H200.*NVL', 4.8e+12, {'bf16': 8.355e+14, 'fp16': 8.355e+14, 'fp8': 1.6705e+15, 'int8': 1.6705e+15, 'tf32': 4.175e+14, 'fp32': 6e+13}),
@@ -351,11 +352,11 @@ OLD_PEAKS = [
     ('A10', '\\bA10\\b', 6e+11, {'bf16': 1.25e+14, 'fp16': 1.25e+14, 'int8': 2.5e+14, 'tf32': 6.25e+13, 'fp32': 3.12e+13}),
     # rows added with their datasheets' peaks after the tables became one (None: known, no peaks)
     ('L40', 'L40', 8.64e+11, {'bf16': 1.8105e+14, 'fp16': 1.8105e+14, 'fp8': 3.62e+14, 'int8': 3.62e+14, 'tf32': 9.05e+13, 'fp32': 9.05e+13}),
-    ('A40', 'A40', 6.96e+11, {'bf16': 1.497e+14, 'fp16': 1.497e+14, 'int8': 2.993e+14, 'tf32': 7.48e+13, 'fp32': 3.74e+13}),
-    ('A30', 'A30', 9.33e+11, {'bf16': 1.65e+14, 'fp16': 1.65e+14, 'int8': 3.3e+14, 'tf32': 8.2e+13, 'fp32': 1.03e+13}),
-    ('GeForce RTX 4090 (other)', 'RTX 4090 (D|Laptop)', None, None),
+    ('A40', '\\bA40\\b', 6.96e+11, {'bf16': 1.497e+14, 'fp16': 1.497e+14, 'int8': 2.993e+14, 'tf32': 7.48e+13, 'fp32': 3.74e+13}),
+    ('A30', '\\bA30\\b', 9.33e+11, {'bf16': 1.65e+14, 'fp16': 1.65e+14, 'int8': 3.3e+14, 'tf32': 8.2e+13, 'fp32': 1.03e+13}),
+    ('GeForce RTX 4090 D or laptop', 'RTX 4090 (D|Laptop)', None, None),
     ('GeForce RTX 4090', 'RTX 4090', 1.008e+12, {'bf16': 1.652e+14, 'fp16': 1.652e+14, 'fp8': 3.303e+14, 'int8': 6.606e+14, 'tf32': 8.26e+13, 'fp32': 8.26e+13}),
-    ('GeForce RTX 3090 (other)', 'RTX 3090 (Ti|Laptop)', None, None),
+    ('GeForce RTX 3090 Ti', 'RTX 3090 Ti', None, None),
     ('GeForce RTX 3090', 'RTX 3090', 9.36e+11, {'bf16': 7.1e+13, 'fp16': 7.1e+13, 'int8': 2.84e+14, 'tf32': 3.56e+13, 'fp32': 3.56e+13}),
     ('V100S', 'V100S.*PCIe', 1.134e+12, {'fp16': 1.3e+14, 'fp32': 1.64e+13}),
     ('V100 PCIe', 'V100.*PCIe', 9e+11, {'fp16': 1.12e+14, 'fp32': 1.4e+13}),
@@ -381,7 +382,7 @@ OLD_LINK_RULES = [
     ('MI355|MI350', 'xgmi-mi355x', '8-GPU OAM platform, Infinity Fabric mesh'),
     ('MI300|MI325', 'xgmi-mi300x', '8-GPU OAM platform, Infinity Fabric mesh'),
     ('MI250', 'xgmi-mi250x', 'Infinity Fabric between the GPUs'),
-    ('RTX PRO 6000|RTX 50|B40', 'pcie5', 'no NVLink: PCIe 5.0'),
+    ('RTX PRO 6000|RTX 50(50|60|70|80|90)|B40', 'pcie5', 'no NVLink: PCIe 5.0'),
     ('L40|L4\\b|A10\\b|A10G|A40|A30|A16|A2\\b|RTX|Radeon', 'pcie4', 'no NVLink: PCIe 4.0'),
 ]
 
@@ -402,7 +403,8 @@ PRODUCTS = [
     "NVIDIA A16", "NVIDIA A2", "NVIDIA B300", "NVIDIA GB300", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
     "NVIDIA GeForce RTX 5090", "NVIDIA RTX 5000 Ada Generation", "NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000",
     "NVIDIA B40", "NVIDIA GeForce RTX 4090 D", "NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 3090 Ti",
-    "Tesla V100S-PCIE-32GB", "Tesla V100-SXM3-32GB", "Tesla V100-FHHL-16GB", "AMD Instinct MI250X", "AMD Instinct MI250X/MI250", "AMD Instinct MI210", "AMD Instinct MI300A",
+    "Tesla V100S-PCIE-32GB", "Tesla V100-SXM3-32GB", "Tesla V100-FHHL-16GB", "NVIDIA RTX A4000", "NVIDIA RTX A400",
+    "NVIDIA RTX A3000 12GB Laptop GPU", "NVIDIA A40-48Q", "Quadro RTX 5000", "AMD Instinct MI250X", "AMD Instinct MI250X/MI250", "AMD Instinct MI210", "AMD Instinct MI300A",
     "AMD Instinct MI350X", "AMD Radeon Pro W7900", "AMD Radeon RX 7900 XTX", "AMD Radeon Instinct MI100",
 ]
 

@@ -47,27 +47,6 @@ KERNEL_COLUMNS: dict[str, str] = {
 EXPORT_ONLY_KERNEL_COLUMNS = ("short_name", "block_x", "block_y", "block_z")
 
 
-def unnamed_gpu(device: int) -> str:
-    """What meta["gpus"] holds for a device whose trace does not name its GPU."""
-    return f"device {device}"
-
-
-def is_unnamed_gpu(name: str) -> bool:
-    """Whether a meta["gpus"] entry is unnamed_gpu's placeholder rather than a GPU's name."""
-    return re.fullmatch(r"device -?\d+", name) is not None
-
-
-def gpu_names(names: dict[int, str], used: list[int]) -> list[str]:
-    """The GPU of each device in `used` from a trace's table of device id -> name: its entry's name;
-    where no entry has its id and every named entry names one model, that model (unnamed_gpu
-    otherwise). torch.profiler's deviceProperties lists the process's visible devices by their
-    index among them, while ROCm traces give a kernel's device by its index on the node (a process
-    on GPU 9 of a node of MI300X shows device 9 and one entry, id 0): a process runs kernels only on
-    its visible devices, so one model among them is the model of any device it used."""
-    models = {n for n in names.values() if n}
-    only = models.pop() if len(models) == 1 else ""
-    return [names.get(d) or (only if d not in names else "") or unnamed_gpu(d) for d in used]
-
 MEMOP_COLUMNS: dict[str, str] = {
     "start_ns": "int64",
     "end_ns": "int64",
@@ -284,6 +263,28 @@ def compact_trace(trace: Trace) -> Trace:
 
     tabs = {name: compact(t) for name, t in trace.tables().items()}
     return dataclasses.replace(trace, **tabs)
+
+
+def unnamed_gpu(device: int) -> str:
+    """What meta["gpus"] holds for a device whose trace does not name its GPU."""
+    return f"device {device}"
+
+
+def is_unnamed_gpu(name: str) -> bool:
+    """Whether a meta["gpus"] entry is unnamed_gpu's placeholder rather than a GPU's name."""
+    return re.fullmatch(r"device -?\d+", name) is not None
+
+
+def gpu_names(names: dict[int, str], used: list[int]) -> list[str]:
+    """The GPU of each device in `used` from a trace's table of device id -> name: its entry's name;
+    where no entry has its id and every named entry names one model, that model (unnamed_gpu
+    otherwise). torch.profiler's deviceProperties lists the process's visible devices by their
+    index among them, while ROCm traces give a kernel's device by its index on the node (a process
+    on GPU 9 of a node of MI300X shows device 9 and one entry, id 0): a process runs kernels only on
+    its visible devices, so one model among them is the model of any device it used."""
+    models = {n for n in names.values() if n}
+    only = models.pop() if len(models) == 1 else ""
+    return [names.get(d) or (only if d not in names else "") or unnamed_gpu(d) for d in used]
 
 
 @dataclass

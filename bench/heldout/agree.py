@@ -5,9 +5,8 @@
 Each file holds names with their round's label (`label`), two more labels given blind by
 labellers who saw only the name, its source and the DECISIONS of rules/default.toml (`label_b`,
 `label_c`), and what the rules read at first sight (`reads`): agreement_480.tsv, 480 names drawn
-at random (seed 20261206) from the held-out rounds 147-810; agreement_811_815.tsv,
-agreement_816_820.tsv and agreement_821_825.tsv, every name of rounds 811-825, labelled three
-times as they were gathered.
+at random (seed 20261206) from the held-out rounds 147-810; agreement_A_B.tsv, every name of the
+batch of rounds A-B, labelled three times as it was gathered (tests/data/heldout_note.md).
 Prints pairwise agreement (strict, and lenient as score.py counts it), the names all three labels
 agree on, and the rules at first sight and at the tree on PYTHONPATH against each label, the
 majority of three and the unanimous names.
@@ -20,23 +19,21 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from score import lenient
+
 from traceattrib import classify
 
-MAIN = frozenset({"linear", "attention", "communication", "cast"})
 LABELS = ("label", "label_b", "label_c")
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 
 
-def lenient(label: str, read: str) -> bool:
-    return read == label if label in MAIN else read not in MAIN
-
-
 def agree(a: str, b: str) -> bool:
-    """Lenient between two labels: equal where either is a main bucket, else both outside MAIN."""
-    return a == b if (a in MAIN or b in MAIN) else True
+    """Two labels agree leniently: each met by the other as score.py's `lenient` counts it."""
+    return lenient(a, b) and lenient(b, a)
 
 
 def line(what: str, hits: int, n: int) -> str:
+    """One row of the table: what was compared, hits of n and their share."""
     return f"{what:<44}{hits:>4} / {n:<4}{hits / max(n, 1):7.1%}"
 
 

@@ -24,6 +24,7 @@ ADVICE = {
     "unexplained": "no CPU evidence for this idle time: capture CUDA API calls (nsys -t cuda,nvtx; "
                    "torch.profiler with CPU activity) to see why the GPU waited",
 }
+MEMORY = "memory"  # the bucket of copy-engine copies and fills and the runtime kernels that do them
 UNNAMED = "(no annotation)"  # idle.UNNAMED: host time no range, frame or op encloses
 OTHER = "(other)"  # idle.OTHER: the names past the kept ones, summed
 
@@ -36,7 +37,7 @@ def what(f: Finding) -> str:
     """What the finding is, in a few words."""
     a = f.args
     if f.code == "bucket":
-        if a[0] == "memory":  # copy-engine copies and fills, and the driver kernels that do them
+        if a[0] == MEMORY:
             return "exposed memory copies and fills (memcpy/memset)"
         return "exposed " + ("unclassified kernels (bucket other)" if a[0] == "other" else f"{a[0]} kernels")
     if f.code == "idle":
@@ -57,7 +58,7 @@ def evidence(f: Finding) -> str:
     a = f.args
     if f.code == "bucket":
         bucket, x, share, count = a
-        ops = "operations" if bucket == "memory" else "kernels"
+        ops = "operations" if bucket == MEMORY else "kernels"
         return f"{_ms(x)}/step exposed ({share:.1%} of the span) in {per_step_count(count)} {ops}/step"
     if f.code == "idle":
         cause, x, share, n_ops, queued, top = a

@@ -64,7 +64,6 @@ def match_gpu(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> Peak |
         return None
     return Peak(name=r.name, hbm_Bps=float(r.hbm_Bps), flops={k: float(v) for k, v in r.flops.items()},
                 source=r.source)
-    return None
 
 
 def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | None = None) -> tuple[Peak | None, list[Note]]:
@@ -80,7 +79,7 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
     if len(gpus) > 1:
         notes.append(note("sol.gpus_differ", tuple(gpus), p.name if p else None))
     if p is None and (peak_bw or peak_flops):
-        p = Peak(name=names[0] if names else "GPU", hbm_Bps=None, flops={}, source="")
+        p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
         row = gpu_row(gpus[0]) if gpus else None
         if row is not None:

@@ -248,8 +248,9 @@ def _edges_only(once: np.ndarray, starts: np.ndarray) -> bool:
     """True when the kernels that run once in the stream lie in the first and last step only."""
     if not once.size or starts.size < 3:
         return False
-    unit = set(np.unique(np.searchsorted(starts, once, side="right") - 1).tolist())
-    return {0, starts.size - 1} <= unit and not (unit - {0, starts.size - 1, -1})
+    # (kernels before the first step, another phase left out, count as the first step's)
+    unit = set(np.unique(np.maximum(np.searchsorted(starts, once, side="right") - 1, 0)).tolist())
+    return {0, starts.size - 1} <= unit and not (unit - {0, starts.size - 1})
 
 
 def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
@@ -260,9 +261,10 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     offset after the anchor most of them chose, so a stray host hiccup inside one forward does not
     move its boundary. When those gaps do not clearly stand out (ratio < CLEAR) and the trace's
     end (a profiled loop ends with a whole forward) puts the boundary elsewhere, the end wins: the
-    kernels after the last anchor are the tail every forward has after its anchor. Kernels more
-    than two periods past the last anchor (or before the first) are another phase of the program:
-    the last (first) step ends (begins) where the pattern's boundary would be, and they are in none."""
+    kernels after the last anchor are the tail every forward has after its anchor. More than two
+    periods of kernels (periods counted in kernels) after the last anchor or before the first are
+    another phase of the program: the last (first) step ends (begins) where the pattern's boundary
+    would be, and they are in none."""
     if a.size < MIN_COUNT:
         return None
     bpos, _ = seg_argmax(gap, a[:-1] + 1, a[1:] + 1)
@@ -274,9 +276,10 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
     ratio = _ratio(gap, bpos, a, n)
     tail = n - a[-1]
     o_gap = _mode(bpos[regular] - a[:-1][regular]) if regular.any() else -1
-    first, last = 0, n
+    first, last, offset = 0, n, o_gap  # offset: of the boundaries after their anchors, in kernels
     if ratio < CLEAR and 1 <= tail <= d.min() and abs(tail - o_gap) > 0.1 * period:
         bpos = a[:-1] + tail
+        offset = tail
     elif ratio >= CLEAR:
         # a profile that starts or ends inside a forward: cut at a gap like the boundaries
         typical = float(np.median(gap[bpos]))
@@ -287,14 +290,14 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
             p1, g1 = seg_argmax(gap, np.array([a[-1] + 1]), np.array([min(n, a[-1] + 1 + period)]))
             if g1[0] >= 0.5 * typical > 0:
                 last = int(p1[0])
-    if regular.any():
-        # the stream goes on for more than two periods past the last anchor (or before the first):
-        # another phase of the program, not part of a step; the step ends (begins) where the
-        # pattern's next (previous) boundary would be, and those kernels are in no step
-        if last == n and tail > 2 * period:
-            last = int(a[-1] + o_gap)
-        if first == 0 and a[0] > 2 * period:
-            first = int(a[0] + o_gap - period)
+    # more than two periods of kernels after the last anchor (or before the first): another phase
+    # of the program, not part of a step; the step ends (begins) where the pattern's next
+    # (previous) boundary would be, and those kernels are in no step. A boundary found at a gap
+    # after the last anchor stands; one found before the first may lie inside the other phase.
+    if last == n and tail - 1 > 2 * period:
+        last = int(a[-1] + offset)
+    if a[0] > 2 * period:
+        first = max(first, int(a[0] + offset - period))
     starts, stops = np.r_[first, bpos], np.r_[bpos, last]
     keep = stops > starts
     return starts[keep], stops[keep], ratio
