@@ -46,7 +46,6 @@ KERNEL_COLUMNS: dict[str, str] = {
 # 0 and "", which mean unknown) and says so in meta["lean"].
 EXPORT_ONLY_KERNEL_COLUMNS = ("short_name", "block_x", "block_y", "block_z")
 
-
 MEMOP_COLUMNS: dict[str, str] = {
     "start_ns": "int64",
     "end_ns": "int64",

@@ -56,8 +56,8 @@ def table(rows: list[dict[str, str]], disagree: bool) -> None:
         for y in LABELS[i + 1:]:
             print(line(f"{x} = {y}", sum(r[x] == r[y] for r in rows), n))
             print(line(f"{x} ~ {y} (lenient)", sum(agree(r[x], r[y]) for r in rows), n))
-    una = [r for r in rows if r["label"] == r["label_b"] == r["label_c"]]
-    print(line("all three labels the same", len(una), n))
+    same = [r["label"] == r["label_b"] == r["label_c"] for r in rows]
+    print(line("all three labels the same", sum(same), n))
     major = [Counter(r[x] for x in LABELS).most_common(1)[0] for r in rows]
     print(line("a majority of two or three", sum(c >= 2 for _, c in major), n))
     now = classify.explain([r["name"] for r in rows], classify.load_rules())["bucket"].tolist()
@@ -67,12 +67,12 @@ def table(rows: list[dict[str, str]], disagree: bool) -> None:
         maj = [(b, m) for b, (m, c) in zip(reads, major) if c >= 2]
         print(line(f"{what} = majority", sum(b == m for b, m in maj), len(maj)))
         print(line(f"{what} ~ majority (lenient)", sum(lenient(m, b) for b, m in maj), len(maj)))
-        on = [(b, r["label"]) for b, r in zip(reads, rows) if r["label"] == r["label_b"] == r["label_c"]]
+        on = [(b, r["label"]) for b, r, s in zip(reads, rows, same) if s]
         print(line(f"{what} = unanimous", sum(b == m for b, m in on), len(on)))
         print(line(f"{what} ~ unanimous (lenient)", sum(lenient(m, b) for b, m in on), len(on)))
     if disagree:
-        for r, b in zip(rows, now):
-            if not r["label"] == r["label_b"] == r["label_c"]:
+        for r, b, s in zip(rows, now, same):
+            if not s:
                 print(f"  {r['label']}/{r['label_b']}/{r['label_c']} reads={b}\t{r['name'][:160]}")
 
 

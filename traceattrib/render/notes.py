@@ -68,6 +68,8 @@ _INTEGRITY = {
 }
 
 
+PEAKS_HINT = "pass --peak-bw and --peak-flops for the speed-of-light floor"  # where no peaks are known
+
 TEXT: dict[str, Words] = {
     # what a reader passed on verbatim
     "input": lambda c, a: a[0],
@@ -143,12 +145,10 @@ TEXT: dict[str, Words] = {
                                        "bytes (torch_dtype), which may overstate their stored size"),
     "sol.gpus_differ": lambda c, a: (f"the trace holds different GPUs ({', '.join(a[0])}); speed of light uses "
                                      f"{a[1] or 'no'} peaks"),
-    "sol.gpu_unknown": lambda c, a: (f"GPU {a[0]!r} is not in rules/gpus.toml: pass --peak-bw and --peak-flops for the "
-                                     "speed-of-light floor"),
-    "sol.gpu_no_peaks": lambda c, a: (f"rules/gpus.toml lists no peaks for GPU {a[0]!r} ({a[1]}): pass --peak-bw and "
-                                      "--peak-flops for the speed-of-light floor"),
+    "sol.gpu_unknown": lambda c, a: f"GPU {a[0]!r} is not in rules/gpus.toml: {PEAKS_HINT}",
+    "sol.gpu_no_peaks": lambda c, a: f"rules/gpus.toml lists no peaks for GPU {a[0]!r} ({a[1]}): {PEAKS_HINT}",
     "sol.gpu_unnamed": lambda c, a: (f"the trace does not name its GPU{'s' if len(a[0]) > 1 else ''} "
-                                     f"({', '.join(a[0])}): pass --peak-bw and --peak-flops for the speed-of-light floor"),
+                                     f"({', '.join(a[0])}): {PEAKS_HINT}"),
     "sol.tp": lambda c, a: (f"--model: tensor parallel size {a[0]} (from {a[1]}): weights, KV heads and "
                             "vocabulary split over the ranks"),
     "sol.kv_needs_context": lambda c, a: ("--model: KV-cache bytes and attention FLOPs need the batch and the context: "

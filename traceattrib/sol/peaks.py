@@ -59,7 +59,11 @@ def gpu_row(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> vocab.Gp
 def match_gpu(name: str, rows: tuple[vocab.GpuRow, ...] | None = None) -> Peak | None:
     """The peaks of the first GPU row whose `match` is found in the GPU name; None when no row
     matches or that row has no peaks."""
-    r = gpu_row(name, rows)
+    return _peak(gpu_row(name, rows))
+
+
+def _peak(r: vocab.GpuRow | None) -> Peak | None:
+    """A row's peaks; None without a row or peaks."""
     if r is None or r.hbm_Bps is None:
         return None
     return Peak(name=r.name, hbm_Bps=float(r.hbm_Bps), flops={k: float(v) for k, v in r.flops.items()},
@@ -71,19 +75,15 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
     notes: list[Note] = []
     names = sorted(set(g for g in (meta.get("gpus") or []) if g))
     gpus = [g for g in names if not is_unnamed_gpu(g)]  # the GPUs the trace names
-    p = None
-    for g in gpus:
-        p = match_gpu(g)
-        if p:
-            break
+    rows = [gpu_row(g) for g in gpus]
+    p = next((q for q in map(_peak, rows) if q), None)
     if len(gpus) > 1:
         notes.append(note("sol.gpus_differ", tuple(gpus), p.name if p else None))
     if p is None and (peak_bw or peak_flops):
         p = Peak(name=gpus[0] if gpus else "GPU", hbm_Bps=None, flops={}, source="")
     if p is None:
-        row = gpu_row(gpus[0]) if gpus else None
-        if row is not None:
-            notes.append(note("sol.gpu_no_peaks", gpus[0], row.name))
+        if rows and rows[0] is not None:
+            notes.append(note("sol.gpu_no_peaks", gpus[0], rows[0].name))
         elif gpus:
             notes.append(note("sol.gpu_unknown", gpus[0]))
         elif names:

@@ -275,7 +275,7 @@ def _split_at(a: np.ndarray, gap: np.ndarray, n: int):
         bpos[regular] = a[:-1][regular] + _mode((bpos - a[:-1])[regular])
     ratio = _ratio(gap, bpos, a, n)
     tail = n - a[-1]
-    o_gap = _mode(bpos[regular] - a[:-1][regular]) if regular.any() else -1
+    o_gap = _mode(bpos[regular] - a[:-1][regular])  # (period is the modal gap: some gaps are regular)
     first, last, offset = 0, n, o_gap  # offset: of the boundaries after their anchors, in kernels
     if ratio < CLEAR and 1 <= tail <= d.min() and abs(tail - o_gap) > 0.1 * period:
         bpos = a[:-1] + tail
