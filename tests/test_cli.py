@@ -313,6 +313,26 @@ def test_info_every_shared_trace(capsys, path):
     assert "format" in out and "time span" in out
 
 
+@pytest.mark.skipif(not (NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite").is_file(),
+                    reason="../shared/traces is absent")
+def test_unnamed_gpus_are_said_unnamed_in_the_title(capsys):
+    # nsys-ai's 2-GPU export has no GPU table: the title says so instead of listing "device 0" as a GPU
+    path = str(NSYS_VERSIONS / "GindaChen_nsys-ai__387e5a5__h100_2gpu_1s.sqlite")
+    rc, out, err = run(capsys, "report", path, "--format", "md", "--no-cache")
+    assert rc == 0, err
+    assert out.splitlines()[0].endswith("· GPU unnamed (device 0, device 1), 2 ranks`")
+    rc, out, err = run(capsys, "info", path)
+    assert rc == 0 and "GPU unnamed (device 0, device 1)" in out.splitlines()[0]
+
+
+def test_trace_line_names_gpus_and_counts_them():
+    from traceattrib.render.fmt import trace_line
+    meta = {"path": "/x/t.sqlite", "profiler": "Nsight Systems", "ranks": [0, 1, 2]}
+    assert trace_line({**meta, "gpus": ["NVIDIA H200"] * 2 + ["device 10", "device 2"]}) == \
+        "t.sqlite · Nsight Systems · 2x NVIDIA H200, GPU unnamed (device 2, device 10), 3 ranks"
+    assert trace_line({**meta, "gpus": []}) == "t.sqlite · Nsight Systems · GPU unknown, 3 ranks"
+
+
 def test_info_json(capsys):
     rc, out, _ = run(capsys, "info", TORCH, "--format", "json")
     d = json.loads(out)

@@ -179,6 +179,17 @@ def test_unknown_values_never_differ(reps):
     assert diff(a, b).checks == []
 
 
+@pytest.mark.parametrize("before, after", [(["device 0"], ["NVIDIA H200"]), (["device 0"], ["device 1"]),
+                                           (["NVIDIA H200", "device 1"], ["NVIDIA A100-SXM4-80GB"])])
+def test_an_unnamed_gpu_is_an_unknown_model(reps, before, after):
+    # a trace that does not name its device (meta holds model.unnamed_gpu's placeholder) is not
+    # "another GPU": the model is unknown, so nothing refuses; a named pair that differs still does
+    d = diff(_with_meta(reps["a1"], gpus=before), _with_meta(reps["a2"], gpus=after))
+    assert [c.code for c in d.checks if c.code.startswith("gpu")] == ([] if len(before) == len(after) else ["gpu_count"])
+    named = diff(_with_meta(reps["a1"], gpus=["NVIDIA H200"]), _with_meta(reps["a2"], gpus=["NVIDIA A100-SXM4-80GB"]))
+    assert [c.code for c in named.checks] == ["gpu"] and named.refused
+
+
 def test_runs_of_one_side_that_differ_are_checked(reps):
     other = _with_meta(reps["a2"], gpus=["NVIDIA A100-SXM4-80GB"])
     d = diff([reps["a1"], other], [reps["b1"]])

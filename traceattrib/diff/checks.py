@@ -9,12 +9,14 @@ REFUSE: another GPU model, another GPU count or rank count (another machine or p
 per-step times of different jobs), another model depth (layers per step). NOTE: tokens per step
 (batch), capture mode (eager, CUDA graphs, partly graphs), how graphs were traced (nsys
 graph-level: one op per graph launch, or each kernel), profiler, how steps were found, and a kind
-with steps on one side only. A value the trace does not give ("unknown") never differs.
+with steps on one side only. A value the trace does not give ("unknown") never differs; a run with
+a device its trace does not name has an unknown GPU model.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..model import is_unnamed_gpu
 from .types import NOTE, REFUSE, Check
 
 if TYPE_CHECKING:
@@ -35,10 +37,12 @@ def facts(rep: Report, kinds: tuple[str, ...]) -> dict[tuple[str, str | None], s
 
     m = rep.meta
     gpus = list(m.get("gpus") or [])
+    # a device the trace does not name is an unknown model: never "another GPU" than a named one
+    named = sorted({g for g in gpus if not is_unnamed_gpu(g)})
     ranks = m.get("ranks") or (sorted(rep.steps["rank"].unique().tolist()) if len(rep.steps) else [])
     st = steady(rep.steps) if len(rep.steps) else rep.steps
     out: dict[tuple[str, str | None], str] = {
-        ("gpu", None): ", ".join(sorted(set(gpus))) or UNKNOWN,
+        ("gpu", None): ", ".join(named) if named and len(named) == len(set(gpus)) else UNKNOWN,
         ("gpu_count", None): str(len(gpus)) if gpus else UNKNOWN,
         ("ranks", None): str(len(ranks)) if ranks else UNKNOWN,
         ("layers", None): _mode(st["layers"]) if "layers" in st else UNKNOWN,

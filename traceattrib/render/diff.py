@@ -30,7 +30,7 @@ from ..diff.types import (
     RunInfo,
     Spread,
 )
-from .fmt import ms
+from .fmt import gpu_text, ms
 
 SCHEMA_VERSION = 1
 CAPTURE = {"eager": "eager", "graphs": "CUDA graphs", "partial": "partly CUDA graphs"}
@@ -294,12 +294,9 @@ def side_line(runs: list[RunInfo]) -> str:
     first = runs[0]
     prof = first.profiler or first.format or "?"
     ver = str(first.profiler_version or "").split(",")[0]
-    gpus = first.gpus or []
-    uniq = sorted(set(gpus))
-    gtxt = ", ".join(f"{gpus.count(g)}x {g}" if gpus.count(g) > 1 else g for g in uniq) or "GPU unknown"
     ranks = f", {first.ranks} ranks" if first.ranks > 1 else ""
     head = names[0] if len(runs) == 1 else f"{len(runs)} runs: {', '.join(names)}"
-    return f"{head} · {prof}{' ' + ver if ver else ''} · {gtxt}{ranks}"
+    return f"{head} · {prof}{' ' + ver if ver else ''} · {gpu_text(first.gpus or [])}{ranks}"
 
 
 # --- tables ---------------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import math
 
 from msgspec import UNSET
 
+from ..model import is_unnamed_gpu
+
 
 def ms(ns: float, digits: int = 3) -> str:
     return f"{ns / 1e6:.{digits}f}"
@@ -90,12 +92,19 @@ def trace_line(meta: dict) -> str:
     path = os.path.basename(str(meta.get("path", "")).rstrip("/")) or "?"
     prof = meta.get("profiler", meta.get("format", "?"))
     ver = str(meta.get("profiler_version") or "").split(",")[0] or None
-    gpus = meta.get("gpus") or []
-    uniq = sorted(set(gpus))
-    gtxt = ", ".join(f"{gpus.count(g)}x {g}" if gpus.count(g) > 1 else g for g in uniq) or "GPU unknown"
     ranks = meta.get("ranks") or []
     rtxt = f", {len(ranks)} ranks" if len(ranks) > 1 else ""
-    return f"{path} · {prof}{' ' + str(ver) if ver else ''} · {gtxt}{rtxt}"
+    return f"{path} · {prof}{' ' + str(ver) if ver else ''} · {gpu_text(meta.get('gpus') or [])}{rtxt}"
+
+
+def gpu_text(gpus: list[str]) -> str:
+    """'2x NVIDIA H200', 'GPU unnamed (device 0, device 1)' for devices the trace does not name."""
+    named = [g for g in gpus if not is_unnamed_gpu(g)]
+    parts = [f"{named.count(g)}x {g}" if named.count(g) > 1 else g for g in sorted(set(named))]
+    unnamed = sorted(set(gpus) - set(named), key=lambda g: int(g.split()[-1]))
+    if unnamed:  # placeholders, not names: say the trace leaves them unnamed
+        parts.append(f"GPU unnamed ({', '.join(unnamed)})")
+    return ", ".join(parts) or "GPU unknown"
 
 
 EVIDENCE_TEXT = {
