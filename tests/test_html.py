@@ -95,6 +95,11 @@ def test_report_loads_offline_with_one_bar_per_step(browser, tmp_path):
     assert legend == doc["buckets"] + ["overlapped", "idle: launch", "idle: sync", "idle: host", "idle: unexplained"]
     # the headline kind's median step is open at first
     assert p.js("window.__ta.view.steps.shown[window.__ta.shownStep]") == "median"
+    # the title names profiler, GPUs and ranks once; the lines under it add only what it does not say
+    head = p.js("document.getElementById('head').innerText").splitlines()
+    assert head[0].startswith("traceattrib report · tp2_eager_torch · torch.profiler") and head[0].endswith(
+        "2x NVIDIA H200, 2 ranks"), head
+    assert not any(line.startswith("profiler:") or line == "2 ranks" for line in head[1:]), head
     if os.environ.get("TRACEATTRIB_SCREENSHOTS"):  # README screenshot: TRACEATTRIB_SCREENSHOTS=docs pytest ...
         p.page.screenshot(path=str(ROOT / os.environ["TRACEATTRIB_SCREENSHOTS"] / "html_report.png"))
 

@@ -228,15 +228,10 @@ def view(rep: Report) -> dict[str, Any]:
 
 
 def _capture(rep: Report) -> list[str]:
-    """How the trace was captured, as far as it says: profiler, graph replays, ranks."""
-    m = rep.meta
-    out = [f"profiler: {m.get('profiler', m.get('format', '?'))} {str(m.get('profiler_version') or '').split(',')[0]}"
-           .rstrip()]
+    """How the trace was captured beyond the title (which names the profiler, GPUs and ranks)."""
     if "graph" in rep.buckets:
-        out.append("CUDA graphs traced as whole-graph executions (no per-kernel rows inside them)")
-    if len(m.get("ranks") or []) > 1:
-        out.append(f"{len(m['ranks'])} ranks")
-    return out
+        return ["CUDA graphs traced as whole-graph executions (no per-kernel rows inside them)"]
+    return []
 
 
 def render(rep: Report) -> str:
