@@ -3849,6 +3849,13 @@ CASES = [
     ('exp2', 'elementwise', 'arith'),
     ('safe_exp', 'elementwise', 'arith'),
     ('explode', 'other', 'unmatched'),
+    ('store_cache_4d_kernel', 'attention', 'kv-cache-write'),
+    ('store_cache_2d', 'attention', 'kv-cache-write'),
+    ('store_cache_line_kernel', 'other', 'unmatched'),
+    ('void fbgemm_gpu::set_grouped_gemm_args_kernel<cute::tuple<int, int, int>, cutlass::mx_float8_t<cutlass::float_e4m3_t>, cutlass::mx_float8_t<cutlass::float_e4m3_t>, cutlass::bfloat16_t, cutlass::float_ue8m0_t, cutlass::float_ue8m0_t>(int, int, int)',
+     'other', 'unmatched'),
+    ('set_grouped_gemm_args_kernel', 'other', 'unmatched'),
+    ('void fbgemm_gpu::grouped_gemm_kernel<cute::tuple<int, int, int>>(int)', 'linear', 'gemm'),
 ]
 
 
