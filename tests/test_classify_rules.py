@@ -3856,6 +3856,22 @@ CASES = [
      'other', 'unmatched'),
     ('set_grouped_gemm_args_kernel', 'other', 'unmatched'),
     ('void fbgemm_gpu::grouped_gemm_kernel<cute::tuple<int, int, int>>(int)', 'linear', 'gemm'),
+    ('void thrust::THRUST_200700_530_600_610_700_750_800_860_NS::cuda_cub::core::_kernel_agent<thrust::THRUST_200700_530_600_610_700_750_800_860_NS::cuda_cub::__reduce::DrainAgent<long>, cub::CUB_200700_530_600_610_700_750_800_860_NS::GridQueue<unsigned long long>, long>(cub::CUB_200700_530_600_610_700_750_800_860_NS::GridQueue<unsigned long long>, long)',
+     'elementwise', 'thrust-reduce'),
+    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__reduce::ReduceAgent<thrust::zip_iterator<thrust::tuple<float const*, thrust::cuda_cub::counting_iterator_t<long>, thrust::null_type> >, thrust::tuple<float, long>*, thrust::tuple<float, long>, long, thrust::cuda_cub::__extrema::arg_max_f<float, long, thrust::greater<float> > >, long>(long)',
+     'elementwise', 'thrust-reduce'),
+    ('void thrust::cuda_cub::core::_kernel_agent<thrust::cuda_cub::__radix_sort::SortAgent<int>, long>(long)',
+     'other', 'sampling-topk-sort'),
+    ('void cub::CUB_200700_530_600_610_700_750_800_860_NS::detail::for_each::static_kernel<cub::CUB_200700_530_600_610_700_750_800_860_NS::detail::for_each::policy_hub_t::policy_350_t, long, thrust::THRUST_200700_530_600_610_700_750_800_860_NS::cuda_cub::__transform::unary_transform_f<__half const*, __half*, thrust::THRUST_200700_530_600_610_700_750_800_860_NS::cuda_cub::__transform::no_stencil_tag, ctranslate2::cuda::log_func<__half>, thrust::THRUST_200700_530_600_610_700_750_800_860_NS::cuda_cub::__transform::always_true_predicate> >(long, x)',
+     'elementwise', 'thrust-transform'),
+    ('void cub::detail::for_each::static_kernel<cub::detail::for_each::policy_hub_t::policy_350_t, long, thrust::cuda_cub::__transform::unary_transform_f<float const*, __half*, thrust::cuda_cub::__transform::no_stencil_tag, faiss::gpu::Convert<float, __half>, thrust::cuda_cub::__transform::always_true_predicate> >(long, x)',
+     'cast', 'thrust-transform-cast'),
+    ('void cub::detail::for_each::static_kernel<cub::detail::for_each::policy_selector, long, thrust::cuda_cub::__uninitialized_fill::functor<int*, int> >(long, thrust::cuda_cub::__uninitialized_fill::functor<int*, int>)',
+     'elementwise', 'thrust-transform'),
+    ('void onnxruntime::cuda::_UnaryElementWise<long, long, onnxruntime::cuda::OP_Cast<long, long>, 256, 4>(long const*, long*, onnxruntime::cuda::OP_Cast<long, long>, long)',
+     'elementwise', 'activation'),
+    ('void onnxruntime::cuda::_UnaryElementWise<float, __half, onnxruntime::cuda::OP_Cast<float, __half>, 256, 4>(float const*, __half*, onnxruntime::cuda::OP_Cast<float, __half>, int)',
+     'cast', 'functor-cast'),
 ]
 
 
