@@ -12,6 +12,7 @@ import pytest
 from traceattrib import analyze, steps
 from traceattrib.ingest import read
 from traceattrib.model import RANGE_COLUMNS, Trace, conform
+from traceattrib.render.fmt import steps_line
 from traceattrib.render.notes import texts
 
 from conftest import FIXTURES, NSYS_VERSIONS, PUBLIC, needs_shared, summary_of
@@ -191,6 +192,8 @@ def test_public_vllm_graph_capture_is_not_cut_into_layers():
     (n,) = [n for n in rep.notes if n.code == "steps.graph_capture"]
     assert n.counts == (1, 25)
     assert "not forward passes" in texts([n])[0]
+    # and the steps line says so above what to fix first, which would otherwise read as a forward's
+    assert steps_line(rep).endswith("; the step is CUDA-graph capture, not a forward pass (see notes)")
 
 
 def test_steps_holding_a_stream_capture_are_said_to_be_capture():
@@ -210,8 +213,12 @@ def test_steps_holding_a_stream_capture_are_said_to_be_capture():
     names = la["name"].astype(str).to_numpy()
     names[rows] = "cudaStreamBeginCapture"
     t.launches = la.assign(name=pd.Categorical(names))
-    (n,) = [n for n in analyze(t).notes if n.code == "steps.graph_capture"]
+    rep = analyze(t)
+    (n,) = [n for n in rep.notes if n.code == "steps.graph_capture"]
     assert n.counts == (2, 3)
+    assert steps_line(rep).endswith(f"; 2 of {len(rep.steps)} steps are CUDA-graph capture, not a forward pass "
+                                    "(see notes)")
+    assert "capture" not in steps_line(ref)
 
 
 @needs_shared
