@@ -3872,6 +3872,13 @@ CASES = [
      'elementwise', 'activation'),
     ('void onnxruntime::cuda::_UnaryElementWise<float, __half, onnxruntime::cuda::OP_Cast<float, __half>, 256, 4>(float const*, __half*, onnxruntime::cuda::OP_Cast<float, __half>, int)',
      'cast', 'functor-cast'),
+    ('void device_kernel<RMSNorm<cutlass::bfloat16_t, cutlass::bfloat16_t, cutlass::bfloat16_t, 1024, 128, false> >(RMSNorm<cutlass::bfloat16_t, cutlass::bfloat16_t, cutlass::bfloat16_t, 1024, 128, false>::Params)',
+     'norm', 'wrapped-norm'),
+    ('void device_kernel<LayerNorm<float, float, float, false, false, 16384, 256, false> >(LayerNorm<float, float, float, false, false, 16384, 256, false>::Params)',
+     'norm', 'wrapped-norm'),
+    ('void device_kernel<Quantization<cutlass::half_t, 256, true, true> >(Quantization<cutlass::half_t, 256, true, true>::Params)',
+     'cast', 'wrapped-quant'),
+    ('void device_kernel<Reorder<float, 256> >(Reorder<float, 256>::Params)', 'other', 'unmatched'),
 ]
 
 
