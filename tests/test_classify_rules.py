@@ -3879,6 +3879,13 @@ CASES = [
     ('void device_kernel<Quantization<cutlass::half_t, 256, true, true> >(Quantization<cutlass::half_t, 256, true, true>::Params)',
      'cast', 'wrapped-quant'),
     ('void device_kernel<Reorder<float, 256> >(Reorder<float, 256>::Params)', 'other', 'unmatched'),
+    ('onnxruntime::contrib::cuda::CopyKvCacheRows(uint4*, uint4 const*, uint4*, uint4 const*, int const*, int, int, int, int, bool)',
+     'attention', 'kv-cache-write'),
+    ('onnxruntime::contrib::cuda::CompactKvCacheRows(uint4*, uint4 const*, uint4*, uint4 const*, int const*, int const*, int, int, bool, bool)',
+     'attention', 'kv-cache-write'),
+    ('void onnxruntime::contrib::cuda::ConvertHeadSinkToFloatKernel<__nv_bfloat16>(__nv_bfloat16 const*, float*, int)',
+     'cast', 'convert'),
+    ('convert_to_half', 'cast', 'convert'),
 ]
 
 
