@@ -12,7 +12,7 @@ import pytest
 from traceattrib.errors import TraceError
 from traceattrib.ingest import read
 
-from conftest import FIXTURES, NSYS_VERSIONS, needs_shared, shared_files
+from conftest import FIXTURES, NSYS_VERSIONS, ROOT, needs_shared, shared_files
 
 NSYS_FIXTURES = ["llama_eager_nsys", "llama_graph_nsys_node", "llama_graph_nsys", "tp2_eager_nsys"]
 
@@ -144,6 +144,43 @@ def test_every_schema_generation_loads(path):
             assert (table["end_ns"] >= table["start_ns"]).all(), name
     if len(t.kernels):
         assert t.kernels["name"].astype(str).str.len().min() > 0
+
+
+STATS = ROOT / "tests" / "data" / "nsys_stats"  # `nsys stats` of each schema export, run where nsys is
+
+
+def _stats(stem: str, report: str) -> pd.DataFrame | None:
+    f = STATS / f"{stem}_{report}.csv"
+    return pd.read_csv(f) if f.is_file() and f.stat().st_size else None
+
+
+@needs_shared
+@pytest.mark.parametrize("path", shared_files(NSYS_VERSIONS, "*.sqlite"), ids=lambda p: p.name[:40])
+def test_every_schema_generation_totals_equal_nsys_stats(path):
+    """Per kernel name, memory operation and NVTX range name: total time and count equal what
+    `nsys stats` (Nsight Systems 2025.3) prints for the same export, on every schema generation
+    of ../shared/traces (tests/data/nsys_stats/README.md: how the oracle was made)."""
+    kern = _stats(path.stem, "cuda_gpu_kern_sum")
+    assert kern is not None or path.stem in STATS_REFUSED, f"no nsys stats oracle for {path.name}"
+    if kern is None:
+        return
+    t = read(str(path), require_gpu=False)
+    k = t.kernels
+    ours = k.assign(d=k.end_ns - k.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    joined = kern.set_index("Name").join(ours, how="outer")
+    assert len(joined) == len(ours) == len(kern)
+    assert (joined["Total Time (ns)"] == joined["sum"]).all() and (joined["Instances"] == joined["count"]).all()
+    mem = _stats(path.stem, "cuda_gpu_mem_time_sum")
+    m = t.memops
+    assert int((m.end_ns - m.start_ns).sum()) == (int(mem["Total Time (ns)"].sum()) if mem is not None else 0)
+    assert len(m) == (int(mem["Count"].sum()) if mem is not None else 0)
+    nvtx = _stats(path.stem, "nvtx_sum")
+    if nvtx is not None:
+        r = t.ranges
+        ours = r.assign(d=r.end_ns - r.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+        nvtx["name"] = nvtx["Range"].str.split(":", n=1).str[-1]
+        got = nvtx.groupby("name")[["Total Time (ns)", "Instances"]].sum().join(ours, how="outer")
+        assert (got["Total Time (ns)"] == got["sum"]).all() and (got["Instances"] == got["count"]).all()
 
 
 @needs_shared
