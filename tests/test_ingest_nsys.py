@@ -146,41 +146,58 @@ def test_every_schema_generation_loads(path):
         assert t.kernels["name"].astype(str).str.len().min() > 0
 
 
-STATS = ROOT / "tests" / "data" / "nsys_stats"  # `nsys stats` of each schema export, run where nsys is
+STATS = ROOT / "tests" / "data" / "nsys_stats"  # `nsys stats` of each schema export (README.md there)
+
+
+# exports of older schemas without the ENUM_CUDA_MEMCPY_OPER table: nsys stats 2025.3 skips their
+# memory report ("does not contain ENUM_CUDA_MEMCPY_OPER table"); their copies read from
+# CUPTI_ACTIVITY_KIND_MEMCPY all the same
+MEM_UNREAD_BY_NSYS = {"bwyogatama_Mordred-Deprecated__ad27a34__report1", "chase-compton_Game-of-Life-in-CUDA__1ad14c2__report1",
+                      "martisu1631998_kmeans-parallel__c22f83f__report2"}
 
 
 def _stats(stem: str, report: str) -> pd.DataFrame | None:
-    f = STATS / f"{stem}_{report}.csv"
-    return pd.read_csv(f) if f.is_file() and f.stat().st_size else None
+    """`nsys stats`'s CSV of one report for one export; None where it printed nothing."""
+    try:
+        return pd.read_csv(STATS / f"{stem}_{report}.csv.gz")
+    except pd.errors.EmptyDataError:
+        return None
+
+
+def _per_name(t: pd.DataFrame) -> pd.DataFrame:
+    return t.assign(d=t.end_ns - t.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
 
 
 @needs_shared
 @pytest.mark.parametrize("path", shared_files(NSYS_VERSIONS, "*.sqlite"), ids=lambda p: p.name[:40])
 def test_every_schema_generation_totals_equal_nsys_stats(path):
-    """Per kernel name, memory operation and NVTX range name: total time and count equal what
-    `nsys stats` (Nsight Systems 2025.3) prints for the same export, on every schema generation
-    of ../shared/traces (tests/data/nsys_stats/README.md: how the oracle was made)."""
-    kern = _stats(path.stem, "cuda_gpu_kern_sum")
-    assert kern is not None or path.stem in STATS_REFUSED, f"no nsys stats oracle for {path.name}"
-    if kern is None:
-        return
+    """Per kernel name, memory operation kind and NVTX range name, total time and count equal what
+    `nsys stats` (Nsight Systems 2025.3.1) prints for the same export, on every schema generation
+    of ../shared/traces: the tables the analyses start from hold exactly the profiler's records."""
     t = read(str(path), require_gpu=False)
-    k = t.kernels
-    ours = k.assign(d=k.end_ns - k.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
-    joined = kern.set_index("Name").join(ours, how="outer")
-    assert len(joined) == len(ours) == len(kern)
-    assert (joined["Total Time (ns)"] == joined["sum"]).all() and (joined["Instances"] == joined["count"]).all()
+    kern = _stats(path.stem, "cuda_gpu_kern_sum")
+    if kern is None:
+        assert len(t.kernels) == 0
+    else:
+        joined = kern.set_index("Name").join(_per_name(t.kernels), how="outer")
+        assert len(joined) == len(kern) == t.kernels["name"].nunique()
+        assert (joined["Total Time (ns)"] == joined["sum"]).all() and (joined["Instances"] == joined["count"]).all()
     mem = _stats(path.stem, "cuda_gpu_mem_time_sum")
     m = t.memops
-    assert int((m.end_ns - m.start_ns).sum()) == (int(mem["Total Time (ns)"].sum()) if mem is not None else 0)
-    assert len(m) == (int(mem["Count"].sum()) if mem is not None else 0)
+    if path.stem in MEM_UNREAD_BY_NSYS:
+        assert mem is None and len(m) > 0  # the copies are there; only nsys stats cannot list them
+    else:
+        assert int((m.end_ns - m.start_ns).sum()) == (int(mem["Total Time (ns)"].sum()) if mem is not None else 0)
+        assert len(m) == (int(mem["Count"].sum()) if mem is not None else 0)
     nvtx = _stats(path.stem, "nvtx_sum")
-    if nvtx is not None:
-        r = t.ranges
-        ours = r.assign(d=r.end_ns - r.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
-        nvtx["name"] = nvtx["Range"].str.split(":", n=1).str[-1]
-        got = nvtx.groupby("name")[["Total Time (ns)", "Instances"]].sum().join(ours, how="outer")
-        assert (got["Total Time (ns)"] == got["sum"]).all() and (got["Instances"] == got["count"]).all()
+    if nvtx is None:
+        assert len(t.ranges) == 0
+        return
+    # nvtx_sum prints "domain:name" (":name" without a domain) and a row per style (push/pop, start/end)
+    nvtx["name"] = nvtx["Range"].str.split(":", n=1).str[1]
+    want = nvtx.groupby("name")[["Total Time (ns)", "Instances"]].sum()
+    joined = want.join(_per_name(t.ranges), how="outer")
+    assert (joined["Total Time (ns)"] == joined["sum"]).all() and (joined["Instances"] == joined["count"]).all()
 
 
 @needs_shared
