@@ -3886,6 +3886,11 @@ CASES = [
     ('void onnxruntime::contrib::cuda::ConvertHeadSinkToFloatKernel<__nv_bfloat16>(__nv_bfloat16 const*, float*, int)',
      'cast', 'convert'),
     ('convert_to_half', 'cast', 'convert'),
+    ('cos_f32(float const*, float*, int)', 'elementwise', 'arith'),
+    ('acc_f32(float const*, float const*, float*, int, int, int, int, int, int, int)', 'elementwise', 'arith'),
+    ('void bitwise_xor__kernel<long>(long const*, long const*, long*, unsigned int)', 'elementwise', 'arith'),
+    ('void leftshift_kernel<unsigned char>(unsigned char const*, unsigned char*, unsigned int, int)', 'elementwise', 'arith'),
+    ('cos_f64', 'other', 'unmatched'),
 ]
 
 
