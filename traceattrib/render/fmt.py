@@ -129,12 +129,12 @@ def steps_line(rep) -> str:
         ctext += f", over {nranks} ranks"
     why = rep.summary.evidence_why
     why = text(why) if why is not None else "from " + EVIDENCE_TEXT.get(rep.evidence, rep.evidence)
-    return f"steps: {sum(counts.values())} ({ctext}) {why}{past_ranges_text(rep.summary.past_ranges)}" \
-        f"{_capture_text(rep.notes, sum(counts.values()))}"
+    n = sum(counts.values())
+    return f"steps: {n} ({ctext}) {why}{past_ranges_text(rep.summary.past_ranges)}{_capture_text(rep.notes, n)}"
 
 
 def _capture_text(notes, steps: int) -> str:
-    """'; the step is a CUDA-graph capture ...' where steps hold stream captures (the note
+    """'; the step is CUDA-graph capture, ...' where steps hold stream captures (the note
     steps.graph_capture), so that what follows is not read as a served forward's."""
     held = sum(n.counts[0] for n in notes if n.code == "steps.graph_capture")
     if not held:
