@@ -17,11 +17,15 @@ from conftest import FIXTURES, NSYS_VERSIONS, ROOT, needs_shared, shared_files
 NSYS_FIXTURES = ["llama_eager_nsys", "llama_graph_nsys_node", "llama_graph_nsys", "tp2_eager_nsys"]
 
 
+def _per_name(t: pd.DataFrame) -> pd.DataFrame:
+    """Per name: the total duration (ns) and count of a table's rows, as nsys stats sums them."""
+    return t.assign(d=t.end_ns - t.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+
+
 @pytest.mark.parametrize("name", NSYS_FIXTURES + ["serve_piecewise_noann_nsys", "serve_mixed_noann_nsys"])
 def test_kernel_totals_equal_nsys_stats(name):
     t = read(str(FIXTURES / f"{name}.sqlite"))
-    k = t.kernels
-    ours = k.assign(d=k.end_ns - k.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    ours = _per_name(t.kernels)
     oracle = pd.read_csv(FIXTURES / f"{name}_cuda_gpu_kern_sum.csv").set_index("Name")
     assert len(ours) == len(oracle)
     joined = oracle.join(ours, how="outer")
@@ -32,8 +36,7 @@ def test_kernel_totals_equal_nsys_stats(name):
 @pytest.mark.parametrize("name", NSYS_FIXTURES)
 def test_nvtx_totals_equal_nsys_stats(name):
     t = read(str(FIXTURES / f"{name}.sqlite"))
-    r = t.ranges
-    ours = r.assign(d=r.end_ns - r.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
+    ours = _per_name(t.ranges)
     oracle = pd.read_csv(FIXTURES / f"{name}_nvtx_sum.csv")
     oracle["name"] = oracle["Range"].str.split(":", n=1).str[1]  # nvtx_sum prints "domain:name"
     joined = oracle.set_index("name").join(ours, how="outer")
@@ -162,10 +165,6 @@ def _stats(stem: str, report: str) -> pd.DataFrame | None:
         return pd.read_csv(STATS / f"{stem}_{report}.csv.gz")
     except pd.errors.EmptyDataError:
         return None
-
-
-def _per_name(t: pd.DataFrame) -> pd.DataFrame:
-    return t.assign(d=t.end_ns - t.start_ns).groupby("name", observed=True)["d"].agg(["sum", "count"])
 
 
 @needs_shared

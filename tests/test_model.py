@@ -112,3 +112,10 @@ def test_unnamed_gpu_placeholder_is_told_from_gpu_names(name, unnamed):
     from traceattrib.model import is_unnamed_gpu, unnamed_gpu
     assert is_unnamed_gpu(name) is unnamed
     assert is_unnamed_gpu(unnamed_gpu(7)) and unnamed_gpu(7) == "device 7"
+
+
+def test_named_gpus_keep_names_in_order_and_drop_placeholders():
+    from traceattrib.model import named_gpus
+    assert named_gpus(["NVIDIA H200", "device 3", "", "NVIDIA H200", "my device 2"]) == \
+        ["NVIDIA H200", "NVIDIA H200", "my device 2"]
+    assert named_gpus(["device 0", "device 1"]) == []

@@ -274,6 +274,11 @@ def is_unnamed_gpu(name: str) -> bool:
     return re.fullmatch(r"device -?\d+", name) is not None
 
 
+def named_gpus(gpus: list[str]) -> list[str]:
+    """The entries of meta["gpus"] that name a GPU (not empty, not unnamed_gpu's placeholder), in order."""
+    return [g for g in gpus if g and not is_unnamed_gpu(g)]
+
+
 def gpu_names(names: dict[int, str], used: list[int]) -> list[str]:
     """The GPU of each device in `used` from a trace's table of device id -> name: its entry's name;
     where no entry has its id and every named entry names one model, that model (unnamed_gpu

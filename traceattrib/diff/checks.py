@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..model import is_unnamed_gpu
+from ..model import named_gpus
 from .types import NOTE, REFUSE, Check
 
 if TYPE_CHECKING:
@@ -38,11 +38,12 @@ def facts(rep: Report, kinds: tuple[str, ...]) -> dict[tuple[str, str | None], s
     m = rep.meta
     gpus = list(m.get("gpus") or [])
     # a device the trace does not name is an unknown model: never "another GPU" than a named one
-    named = sorted({g for g in gpus if not is_unnamed_gpu(g)})
+    named = sorted(set(named_gpus(gpus)))
+    unnamed = len(named_gpus(gpus)) < len(gpus)
     ranks = m.get("ranks") or (sorted(rep.steps["rank"].unique().tolist()) if len(rep.steps) else [])
     st = steady(rep.steps) if len(rep.steps) else rep.steps
     out: dict[tuple[str, str | None], str] = {
-        ("gpu", None): ", ".join(named) if named and len(named) == len(set(gpus)) else UNKNOWN,
+        ("gpu", None): ", ".join(named) if named and not unnamed else UNKNOWN,
         ("gpu_count", None): str(len(gpus)) if gpus else UNKNOWN,
         ("ranks", None): str(len(ranks)) if ranks else UNKNOWN,
         ("layers", None): _mode(st["layers"]) if "layers" in st else UNKNOWN,

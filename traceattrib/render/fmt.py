@@ -5,7 +5,7 @@ import math
 
 from msgspec import UNSET
 
-from ..model import is_unnamed_gpu
+from ..model import named_gpus
 
 
 def ms(ns: float, digits: int = 3) -> str:
@@ -99,7 +99,7 @@ def trace_line(meta: dict) -> str:
 
 def gpu_text(gpus: list[str]) -> str:
     """'2x NVIDIA H200', 'GPU unnamed (device 0, device 1)' for devices the trace does not name."""
-    named = [g for g in gpus if not is_unnamed_gpu(g)]
+    named = named_gpus(gpus)
     parts = [f"{named.count(g)}x {g}" if named.count(g) > 1 else g for g in sorted(set(named))]
     unnamed = sorted(set(gpus) - set(named), key=lambda g: int(g.split()[-1]))
     if unnamed:  # placeholders, not names: say the trace leaves them unnamed

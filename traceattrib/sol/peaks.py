@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import vocab
-from ..model import is_unnamed_gpu
+from ..model import named_gpus
 from ..notes import Note, note
 
 
@@ -74,7 +74,7 @@ def trace_peak(meta: dict, peak_bw: float | None = None, peak_flops: float | Non
     """Peaks for a trace's GPU (meta['gpus']), with --peak-bw / --peak-flops taking precedence."""
     notes: list[Note] = []
     names = sorted(set(g for g in (meta.get("gpus") or []) if g))
-    gpus = [g for g in names if not is_unnamed_gpu(g)]  # the GPUs the trace names
+    gpus = named_gpus(names)  # the GPUs the trace names
     rows = [gpu_row(g) for g in gpus]
     p = next((q for q in map(_peak, rows) if q), None)
     if len(gpus) > 1:
