@@ -840,7 +840,11 @@ def run() -> None:
     """Console entry point: main(), then exit without the interpreter's teardown, which spends
     0.15-0.2 s freeing pandas', pyarrow's and ADBC's modules after the answer is printed. Nothing
     of ours waits for exit (no atexit hooks or temporary-file finalizers; pools and clusters are
-    closed where they were opened), so only the standard streams need flushing first."""
+    closed where they were opened), so only the standard streams need flushing first. The process
+    keeps the pages it frees while it works (heap.keep_freed)."""
+    from . import heap
+
+    heap.keep_freed()
     rc = main()
     try:
         sys.stdout.flush()
