@@ -29,8 +29,9 @@ def keep_freed() -> bool:
     every page in again: on a 1M-kernel nsys export about 60k page faults, 0.3-0.5 s of system
     time. A fixed trim threshold also stops glibc raising its mmap threshold as large blocks are
     freed, so that is fixed where it would end up (32 MiB: larger arrays are still mapped and
-    unmapped whole). For a process that reads its inputs and exits (the CLI), not for a library
-    inside another's process."""
+    unmapped whole). For a process of ours (the console entry), not for a library inside
+    another's process; the give_back calls where tables are let go still hand the pages back, so
+    a long-lived `traceattrib mcp` returns them after each trace as before."""
     lib = _libc()
     opt = getattr(lib, "mallopt", None) if lib is not None else None
     if opt is None:
@@ -40,8 +41,9 @@ def keep_freed() -> bool:
 
 def give_back() -> None:
     """glibc's malloc_trim(0). Freed blocks below glibc's mmap threshold (it rises to the largest
-    block freed, so most numpy arrays of a piece or a table qualify) stay resident in the heap until
-    trimmed, and the next large arrays would sit on top of them. Without glibc nothing happens."""
+    block freed, or is 32 MiB under keep_freed, so most numpy arrays of a piece or a table qualify)
+    stay resident in the heap until trimmed, and the next large arrays would sit on top of them.
+    Without glibc nothing happens."""
     lib = _libc()
     trim = getattr(lib, "malloc_trim", None) if lib is not None else None  # musl has no malloc_trim
     if trim is not None:
