@@ -26,8 +26,8 @@ def keep_freed() -> bool:
     """Freed pages stay with the process until `give_back` hands them back (glibc's mallopt;
     False where there is no glibc). By default glibc returns the top of the heap to the system
     whenever more than its trim threshold lies free there, and the next arrays of that size fault
-    every page in again: on a 1M-kernel nsys export about 60k page faults, 0.3-0.5 s of system
-    time. A fixed trim threshold also stops glibc raising its mmap threshold as large blocks are
+    every page in again: on a 1M-kernel nsys export 60k page faults of 160k, 0.2 s of its 4 s of
+    CPU (for about 60 MiB more at peak). A fixed trim threshold also stops glibc raising its mmap threshold as large blocks are
     freed, so that is fixed where it would end up (32 MiB: larger arrays are still mapped and
     unmapped whole). For a process of ours (the console entry), not for a library inside
     another's process; the give_back calls where tables are let go still hand the pages back, so
