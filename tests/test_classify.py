@@ -744,7 +744,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_841_845.tsv", 181, 5, 142),
                                                         ("heldout_846_850.tsv", 270, 5, 258),
                                                         ("heldout_851_855.tsv", 244, 5, 204),
-                                                        ("heldout_856_860.tsv", 300, 5, 288)])
+                                                        ("heldout_856_860.tsv", 300, 5, 288),
+                                                        ("heldout_861_865.tsv", 190, 5, 158)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
@@ -844,7 +845,8 @@ def test_twins_from_plans_read_as_twins_from_patterns(monkeypatch, tmp_path):
     ("agreement_841_845.tsv", 181, 159, 159, 173, 155, 148, 152, 140),
     ("agreement_846_850.tsv", 270, 269, 269, 270, 269, 240, 257, 257),
     ("agreement_851_855.tsv", 244, 221, 220, 239, 218, 175, 205, 191),
-    ("agreement_856_860.tsv", 300, 291, 291, 298, 290, 274, 289, 284)])
+    ("agreement_856_860.tsv", 300, 291, 291, 298, 290, 274, 289, 284),
+    ("agreement_861_865.tsv", 190, 181, 183, 188, 181, 155, 165, 158)])
 def test_agreement_labels_and_rules_against_their_majority(path, names, ab, ac, bc, unanimous, first, now,
                                                            now_unanimous):
     """Held-out names labelled three times blind (tests/data/heldout_note.md, 'How far the labels

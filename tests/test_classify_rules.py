@@ -1362,7 +1362,7 @@ CASES = [
     ("fused_conv_recurrent_norm_decode", "attention", "fused-recurrent"),
     ("fused_lstm_recurrent_norm_kernel", "norm", "norm"),
     # a copy named as a conversion
-    ("void convert_copy_kernel<float, __half>(float const*, __half*, unsigned long)", "cast", "convert"),
+    ("void convert_copy_kernel<float, __half>(float const*, __half*, unsigned long)", "cast", "templated-convert"),
     # distances as tiled matrix products and late interaction's MaxSim are GEMM-shaped
     ("void raft::distance::detail::fusedL2NNkernel<float, raft::KeyValuePair<int, float>, int>(...)",
      "linear", "distance-gemm"),
@@ -2993,7 +2993,7 @@ CASES = [
     # data movement and its matrix norms and NaN max reductions; its random normal fill is RNG; its Jacobi
     # eigensolver is no stencil, its GLU sparse solves no gated linear unit and a 'nontranspose' mode no transpose
     ('void convert_fpX_to_fpY_kernel<double, float>(int, int, double const*, int, float*, int)',
-     'cast', 'convert'),
+     'cast', 'templated-convert'),
     ('void xlaset_lower_kernel<float>(int, int, float, float, float*, int)',
      'elementwise', 'data-movement'),
     ('void lascl_kernel<double, double, 8>(long, long, double*, unsigned long, double, int, int)',
@@ -3951,6 +3951,18 @@ CASES = [
      'elementwise', 'layout-copy'),
     ('void aphrodite::autoquant::quantize_kernel<__half>(int, __half const*)',
      'cast', 'quantize'),
+    ('void convert_dtype_kernel<float, __nv_bfloat16>(__nv_bfloat16*, float const*, unsigned long)',
+     'cast', 'templated-convert'),
+    ('void convertOutOfPlaceKernelS4D2<float, __nv_bfloat16>(float*, __nv_bfloat16*, long)',
+     'cast', 'templated-convert'),
+    ('void convertOutOfPlaceKernelS8D8<float, float>(float*, float*, long)',
+     'other', 'unmatched'),
+    ('void convert_stdcmplxfpX_to_planarcmplxfpY_kernel<float2, float>(int, int, float2 const*, int, float*, float*, int)',
+     'elementwise', 'data-movement'),
+    ('void elementWiseCategoricalCrossEntropyLoss_oneHotLabels<unsigned char, __half, __half>(unsigned int, unsigned int, void*, void*, void*, void*)',
+     'other', 'loss'),
+    ('void elementWiseBinaryCrossEntropyLoss<unsigned char, __half, __half>(unsigned int, void*, void*, void*, void*, bool)',
+     'other', 'loss'),
 ]
 
 
