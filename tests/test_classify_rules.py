@@ -3985,6 +3985,18 @@ CASES = [
      'other', 'geometry'),
     ('void fastertransformer::transpose<float>(float*, float*, int, int, int, int)',
      'elementwise', 'layout-copy'),
+    ('_project_key_kernel',
+     'linear', 'linear-named'),
+    ('project_prepared_input_mean_kernel',
+     'linear', 'linear-named'),
+    ('void ks::moe::permute_kernel<__nv_bfloat16>(__nv_bfloat16*, __nv_bfloat16 const*, int const*, int, long, long)',
+     'other', 'moe-routing'),
+    ('ks::moe::perm_scatter_kernel(int*, int*, int const*, long, int)',
+     'other', 'moe-routing'),
+    ('marlin_moe::permute_cols_kernel(int4 const*, int const*, int4*, int, int, int)',
+     'elementwise', 'layout-copy'),
+    ('void ks::optimizer::sumsq_kernel_vec<__nv_bfloat16, 8>(float*, __nv_bfloat16 const*, long)',
+     'elementwise', 'reduction'),
 ]
 
 
