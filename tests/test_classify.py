@@ -747,7 +747,8 @@ def _keeps_what_it_read(df: pd.DataFrame, now: np.ndarray, right: int, show: lis
                                                         ("heldout_856_860.tsv", 300, 5, 288),
                                                         ("heldout_861_865.tsv", 190, 5, 158),
                                                         ("heldout_866_870.tsv", 300, 5, 249),
-                                                        ("heldout_871_875.tsv", 295, 5, 261)])
+                                                        ("heldout_871_875.tsv", 295, 5, 261),
+                                                        ("heldout_876_880.tsv", 118, 5, 107)])
 def test_heldout_recent_rounds_keep_what_they_read_right(path, names, rounds, right):
     """Every name of a batch of held-out rounds that the rules read as labelled when the batch
     ended still reads so; `reads` records what each name read then, misses included."""
@@ -854,7 +855,8 @@ THREE_WAY = {"agreement_866_870.tsv": 2, "agreement_871_875.tsv": 2}
     ("agreement_856_860.tsv", 300, 291, 291, 298, 290, 274, 289, 284),
     ("agreement_861_865.tsv", 190, 181, 183, 188, 181, 155, 165, 158),
     ("agreement_866_870.tsv", 300, 277, 285, 284, 274, 203, 246, 242),
-    ("agreement_871_875.tsv", 295, 283, 285, 285, 280, 255, 264, 260)])
+    ("agreement_871_875.tsv", 295, 283, 285, 285, 280, 255, 264, 260),
+    ("agreement_876_880.tsv", 118, 114, 116, 116, 114, 107, 107, 105)])
 def test_agreement_labels_and_rules_against_their_majority(path, names, ab, ac, bc, unanimous, first, now,
                                                            now_unanimous):
     """Held-out names labelled three times blind (tests/data/heldout_note.md, 'How far the labels
