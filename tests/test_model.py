@@ -119,3 +119,16 @@ def test_named_gpus_keep_names_in_order_and_drop_placeholders():
     assert named_gpus(["NVIDIA H200", "device 3", "", "NVIDIA H200", "my device 2"]) == \
         ["NVIDIA H200", "NVIDIA H200", "my device 2"]
     assert named_gpus(["device 0", "device 1"]) == []
+
+
+@pytest.mark.parametrize("gpus, text", [
+    (["NVIDIA H200", "NVIDIA H200"], "2x NVIDIA H200"),
+    (["device 1", "device 0"], "GPU unnamed (device 0, device 1)"),
+    (["NVIDIA H200", "device 3"], "NVIDIA H200, GPU unnamed (device 3)"),
+    (["", "NVIDIA H200"], "NVIDIA H200"),  # an empty name says nothing: left out, not an unnamed device
+    (["", "device 1"], "GPU unnamed (device 1)"),
+    ([""], "GPU unknown"),
+    ([], "GPU unknown")])
+def test_gpu_text_names_gpus_and_placeholders(gpus, text):
+    from traceattrib.render.fmt import gpu_text
+    assert gpu_text(gpus) == text

@@ -38,12 +38,12 @@ def facts(rep: Report, kinds: tuple[str, ...]) -> dict[tuple[str, str | None], s
     m = rep.meta
     gpus = list(m.get("gpus") or [])
     # a device the trace does not name is an unknown model: never "another GPU" than a named one
-    named = sorted(set(named_gpus(gpus)))
-    unnamed = len(named_gpus(gpus)) < len(gpus)
+    names = named_gpus(gpus)
+    named = sorted(set(names))
     ranks = m.get("ranks") or (sorted(rep.steps["rank"].unique().tolist()) if len(rep.steps) else [])
     st = steady(rep.steps) if len(rep.steps) else rep.steps
     out: dict[tuple[str, str | None], str] = {
-        ("gpu", None): ", ".join(named) if named and not unnamed else UNKNOWN,
+        ("gpu", None): ", ".join(named) if named and len(names) == len(gpus) else UNKNOWN,
         ("gpu_count", None): str(len(gpus)) if gpus else UNKNOWN,
         ("ranks", None): str(len(ranks)) if ranks else UNKNOWN,
         ("layers", None): _mode(st["layers"]) if "layers" in st else UNKNOWN,

@@ -5,7 +5,7 @@ import math
 
 from msgspec import UNSET
 
-from ..model import named_gpus
+from ..model import is_unnamed_gpu, named_gpus
 
 
 def ms(ns: float, digits: int = 3) -> str:
@@ -101,7 +101,7 @@ def gpu_text(gpus: list[str]) -> str:
     """'2x NVIDIA H200', 'GPU unnamed (device 0, device 1)' for devices the trace does not name."""
     named = named_gpus(gpus)
     parts = [f"{named.count(g)}x {g}" if named.count(g) > 1 else g for g in sorted(set(named))]
-    unnamed = sorted(set(gpus) - set(named), key=lambda g: int(g.split()[-1]))
+    unnamed = sorted({g for g in gpus if is_unnamed_gpu(g)}, key=lambda g: int(g.split()[-1]))
     if unnamed:  # placeholders, not names: say the trace leaves them unnamed
         parts.append(f"GPU unnamed ({', '.join(unnamed)})")
     return ", ".join(parts) or "GPU unknown"
